@@ -1,0 +1,103 @@
+//! The command line: `lodestone serve | load | stats | dump | backup`.
+
+use crate::commands;
+use crate::config::ServeArgs;
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+
+/// Lodestone: a linked-data publishing server.
+#[derive(Debug, Parser)]
+#[command(name = "lodestone", version, about, long_about = None)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the HTTP server (SPARQL endpoint, Graph Store, pages, search API).
+    Serve(ServeArgs),
+    /// Bulk-load RDF files (N-Triples, N-Quads, Turtle, TriG, RDF/XML, N3, JSON-LD; .gz/.bz2/.zst).
+    Load(LoadArgs),
+    /// Print counts and disk use per index.
+    Stats(DataArgs),
+    /// Write the data out as N-Quads (default) or another syntax.
+    Dump(DumpArgs),
+    /// Write a consistent copy of the store to a folder.
+    Backup(BackupArgs),
+}
+
+/// The store folder, shared by every command.
+#[derive(Debug, Clone, Args)]
+pub struct DataArgs {
+    /// Store folder.
+    #[arg(long, env = "LODESTONE_DATA", default_value = "./lodestone-data")]
+    pub data: PathBuf,
+}
+
+/// `lodestone load`.
+#[derive(Debug, Args)]
+pub struct LoadArgs {
+    #[command(flatten)]
+    /// Store folder.
+    pub data: DataArgs,
+    /// Load triples into this named graph (and the default graph of quad files).
+    #[arg(long)]
+    pub graph: Option<String>,
+    /// Syntax of every input (ntriples, nquads, turtle, trig, rdfxml, n3, jsonld, or a
+    /// media type); guessed from file extensions otherwise.
+    #[arg(long)]
+    pub format: Option<String>,
+    /// Base IRI for relative IRIs.
+    #[arg(long)]
+    pub base_iri: Option<String>,
+    /// Skip statements with syntax errors and report them, instead of failing.
+    #[arg(long)]
+    pub lenient: bool,
+    /// Quads held in memory before a chunk is sorted and written (about 70 bytes each).
+    #[arg(long, default_value_t = 20_000_000)]
+    pub chunk_quads: usize,
+    /// Files to load; `-` reads standard input.
+    #[arg(required = true)]
+    pub files: Vec<String>,
+}
+
+/// `lodestone dump`.
+#[derive(Debug, Args)]
+pub struct DumpArgs {
+    #[command(flatten)]
+    /// Store folder.
+    pub data: DataArgs,
+    /// Only this named graph (`default` for the default graph).
+    #[arg(long)]
+    pub graph: Option<String>,
+    /// Output syntax (nquads, trig, ntriples, turtle, rdfxml, jsonld); N-Quads by default.
+    #[arg(long)]
+    pub format: Option<String>,
+    /// Output file; standard output by default.
+    #[arg(long, short)]
+    pub output: Option<PathBuf>,
+}
+
+/// `lodestone backup`.
+#[derive(Debug, Args)]
+pub struct BackupArgs {
+    #[command(flatten)]
+    /// Store folder.
+    pub data: DataArgs,
+    /// Folder to create with the copy (must not exist).
+    pub target: PathBuf,
+}
+
+/// Runs a parsed command line.
+pub fn run(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        Command::Serve(args) => crate::config::serve(args),
+        Command::Load(args) => commands::load(args),
+        Command::Stats(args) => commands::stats(&args),
+        Command::Dump(args) => commands::dump(args),
+        Command::Backup(args) => commands::backup(&args),
+    }
+}

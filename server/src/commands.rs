@@ -1,0 +1,222 @@
+//! The offline commands: load, stats, dump, backup.
+
+use crate::cli::{BackupArgs, DataArgs, DumpArgs, LoadArgs};
+use anyhow::{bail, Context};
+use indicatif::{HumanBytes, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use lodestone_store::load::{BulkLoader, Input, LoadProgress, ParseOptions, RdfFormat};
+use lodestone_store::model::{GraphName, NamedNode};
+use lodestone_store::{Store, StoreOptions, TermId};
+use oxrdfio::RdfSerializer;
+use std::io::{IsTerminal, Write};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// Parses a `--format` value: a short name, a file extension or a media type.
+pub fn parse_format(name: &str) -> anyhow::Result<RdfFormat> {
+    let lower = name.to_ascii_lowercase();
+    let format = match lower.as_str() {
+        "ntriples" | "n-triples" => Some(RdfFormat::NTriples),
+        "nquads" | "n-quads" => Some(RdfFormat::NQuads),
+        "turtle" => Some(RdfFormat::Turtle),
+        "trig" => Some(RdfFormat::TriG),
+        "rdfxml" | "rdf/xml" | "xml" => Some(RdfFormat::RdfXml),
+        "n3" => Some(RdfFormat::N3),
+        "jsonld" | "json-ld" => Some(RdfFormat::JsonLd {
+            profile: oxrdfio::JsonLdProfileSet::empty(),
+        }),
+        other => RdfFormat::from_extension(other).or_else(|| RdfFormat::from_media_type(other)),
+    };
+    format.with_context(|| format!("unknown RDF format {name:?}"))
+}
+
+fn open_store(data: &DataArgs, create: bool) -> anyhow::Result<Store> {
+    let options = StoreOptions {
+        create_if_missing: create,
+        ..StoreOptions::default()
+    };
+    Store::open(&data.data, options)
+        .with_context(|| format!("cannot open the store at {}", data.data.display()))
+}
+
+/// `lodestone load`.
+pub fn load(args: LoadArgs) -> anyhow::Result<()> {
+    let store = open_store(&args.data, true)?;
+    let graph = args
+        .graph
+        .as_deref()
+        .map(|g| NamedNode::new(g).map(GraphName::from))
+        .transpose()
+        .context("--graph is not a valid IRI")?;
+    let options = ParseOptions {
+        format: args.format.as_deref().map(parse_format).transpose()?,
+        graph,
+        base_iri: args.base_iri.clone(),
+        lenient: args.lenient,
+    };
+    let inputs: Vec<Input> = args.files.iter().map(|f| Input::from_arg(f)).collect();
+    for input in &inputs {
+        if let Input::File(path) = input {
+            if !path.exists() {
+                bail!("{}: no such file", path.display());
+            }
+        }
+    }
+    let reporter = Reporter::new();
+    let report = BulkLoader::new(&store)
+        .with_parse_options(options)
+        .with_chunk_quads(args.chunk_quads)
+        .on_progress(move |p| reporter.update(p))
+        .load(&inputs)?;
+    let seconds = report.elapsed.as_secs_f64().max(1e-9);
+    println!(
+        "loaded {} quads ({} new) in {:.2} s: {:.0} quads/s",
+        report.quads_read,
+        report.quads_added,
+        seconds,
+        report.quads_read as f64 / seconds
+    );
+    if report.skipped > 0 {
+        println!("skipped {} statements with errors; the first ones:", report.skipped);
+        for error in &report.first_errors {
+            println!("  {error}");
+        }
+    }
+    Ok(())
+}
+
+/// Progress on a terminal as a bar, elsewhere as a log line every few seconds.
+struct Reporter {
+    bar: Option<ProgressBar>,
+    last_line: Mutex<Instant>,
+}
+
+impl Reporter {
+    fn new() -> Self {
+        let bar = std::io::stderr().is_terminal().then(|| {
+            let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+            bar.set_style(
+                ProgressStyle::with_template(
+                    "{spinner} [{elapsed_precise}] {bar:30} {bytes}/{total_bytes} {msg} (ETA {eta})",
+                )
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+            );
+            bar
+        });
+        Self {
+            bar,
+            last_line: Mutex::new(Instant::now()),
+        }
+    }
+
+    fn update(&self, progress: &LoadProgress) {
+        let rate = progress.quads as f64 / progress.elapsed.as_secs_f64().max(1e-9);
+        match &self.bar {
+            Some(bar) => {
+                if let Some(total) = progress.bytes_total {
+                    bar.set_length(total);
+                }
+                bar.set_position(progress.bytes_read);
+                bar.set_message(format!("{} quads, {rate:.0}/s, {}", progress.quads, progress.phase));
+                if progress.phase == "done" {
+                    bar.finish_and_clear();
+                }
+            }
+            None => {
+                let mut last = self.last_line.lock().unwrap_or_else(|e| e.into_inner());
+                if last.elapsed() >= Duration::from_secs(5) || progress.phase == "done" {
+                    *last = Instant::now();
+                    eprintln!(
+                        "[{:>6.1}s] {} quads, {rate:.0} quads/s, {} read, {}",
+                        progress.elapsed.as_secs_f64(),
+                        progress.quads,
+                        HumanBytes(progress.bytes_read),
+                        progress.phase
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// `lodestone stats`.
+pub fn stats(args: &DataArgs) -> anyhow::Result<()> {
+    let store = open_store(args, false)?;
+    let reader = store.reader();
+    let counts = reader.counts()?;
+    println!("store            {}", store.path().display());
+    println!("quads            {}", counts.quads);
+    println!("dictionary terms {}", counts.dictionary_terms);
+    println!("subjects         {}", counts.subjects);
+    println!("predicates       {}", counts.predicates);
+    println!("classes          {}", counts.classes);
+    println!("named graphs     {}", counts.named_graphs);
+    println!("last commit      {}", counts.sequence);
+    println!();
+    println!("{:<12} {:>14} {:>14} {:>12}", "index", "keys (est.)", "disk", "memtable");
+    let mut total = 0;
+    for usage in store.index_usage()? {
+        total += usage.sst_bytes + usage.memtable_bytes;
+        println!(
+            "{:<12} {:>14} {:>14} {:>12}",
+            usage.name,
+            usage.estimated_keys,
+            HumanBytes(usage.sst_bytes).to_string(),
+            HumanBytes(usage.memtable_bytes).to_string()
+        );
+    }
+    println!("{:<12} {:>14} {:>14}", "total", "", HumanBytes(total).to_string());
+    if counts.quads > 0 {
+        println!("bytes per quad   {:.1}", total as f64 / counts.quads as f64);
+    }
+    Ok(())
+}
+
+/// `lodestone dump`.
+pub fn dump(args: DumpArgs) -> anyhow::Result<()> {
+    let store = open_store(&args.data, false)?;
+    let format = match args.format.as_deref() {
+        Some(f) => parse_format(f)?,
+        None => RdfFormat::NQuads,
+    };
+    let out: Box<dyn Write> = match &args.output {
+        Some(path) => Box::new(std::fs::File::create(path).with_context(|| format!("cannot create {}", path.display()))?),
+        None => Box::new(std::io::stdout().lock()),
+    };
+    let reader = store.reader();
+    let graph = match args.graph.as_deref() {
+        None => None,
+        Some("default") => Some(TermId::DEFAULT_GRAPH),
+        Some(iri) => {
+            let node = NamedNode::new(iri).context("--graph is not a valid IRI")?;
+            Some(
+                reader
+                    .term_id(node.as_ref().into())?
+                    .with_context(|| format!("no graph {node} in the store"))?,
+            )
+        }
+    };
+    if !format.supports_datasets() && graph.is_none() {
+        bail!("{} holds one graph only: pass --graph, or use nquads or trig", format.name());
+    }
+    let mut serializer = RdfSerializer::from_format(format).for_writer(std::io::BufWriter::new(out));
+    for quad in reader.quads_for_pattern(None, None, None, graph) {
+        let mut quad = reader.decode_quad(&quad?)?;
+        if !format.supports_datasets() {
+            quad.graph_name = GraphName::DefaultGraph;
+        }
+        serializer.serialize_quad(&quad)?;
+    }
+    serializer.finish()?.flush()?;
+    Ok(())
+}
+
+/// `lodestone backup`.
+pub fn backup(args: &BackupArgs) -> anyhow::Result<()> {
+    if args.target.exists() {
+        bail!("{} already exists", args.target.display());
+    }
+    let store = open_store(&args.data, false)?;
+    store.backup(&args.target)?;
+    println!("backup written to {}", args.target.display());
+    Ok(())
+}

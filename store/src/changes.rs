@@ -1,0 +1,49 @@
+//! The change log: for every commit, the subjects whose statements changed.
+//!
+//! It is written in the same batch as the quads, so a follower (the text index) that records
+//! the last sequence number it applied can always catch up after a crash: nothing is logged
+//! that was not committed and nothing committed is missing from the log.
+
+use crate::encoding::TermId;
+use crate::error::CorruptionError;
+
+/// The number of a commit; increases by one with every commit that changes something.
+pub type SequenceNumber = u64;
+
+/// What one commit changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChangeBatch {
+    /// The commit's sequence number.
+    pub sequence: SequenceNumber,
+    /// Subjects that gained or lost statements, each once, sorted.
+    pub subjects: Vec<TermId>,
+}
+
+impl ChangeBatch {
+    pub(crate) fn encode_subjects(subjects: &[TermId]) -> Vec<u8> {
+        let mut out = Vec::with_capacity(subjects.len() * 8);
+        for s in subjects {
+            out.extend_from_slice(&s.to_be_bytes());
+        }
+        out
+    }
+
+    pub(crate) fn decode(key: &[u8], value: &[u8]) -> Result<Self, CorruptionError> {
+        let sequence = u64::from_be_bytes(
+            key.try_into()
+                .map_err(|_| CorruptionError::msg("change log key of the wrong length"))?,
+        );
+        if value.len() % 8 != 0 {
+            return Err(CorruptionError::msg("change log value of the wrong length"));
+        }
+        let subjects = value
+            .chunks_exact(8)
+            .map(|c| {
+                let mut b = [0; 8];
+                b.copy_from_slice(c);
+                TermId::from_be_bytes(b)
+            })
+            .collect();
+        Ok(Self { sequence, subjects })
+    }
+}

@@ -1,0 +1,58 @@
+//! The term dictionary: `TermId` ⇄ term bytes.
+//!
+//! Short terms are keyed in `term2id` by their own bytes; terms longer than
+//! [`MAX_DIRECT_KEY`] by a 128-bit hash, whose value lists every id with that hash so that a
+//! collision costs an extra comparison and never merges two terms.
+
+use crate::encoding::{decode_term_bytes, TermId};
+use crate::error::{CorruptionError, StoreError};
+use oxrdf::Term;
+use xxhash_rust::xxh3::xxh3_128;
+
+/// Terms up to this many bytes are their own `term2id` key.
+pub const MAX_DIRECT_KEY: usize = 64;
+const HASHED_KEY_TAG: u8 = 0xFF;
+
+/// The `term2id` key of a term, from its dictionary bytes.
+pub fn lookup_key(term_bytes: &[u8]) -> Vec<u8> {
+    if term_bytes.len() <= MAX_DIRECT_KEY {
+        term_bytes.to_vec()
+    } else {
+        let mut key = Vec::with_capacity(17);
+        key.push(HASHED_KEY_TAG);
+        key.extend_from_slice(&xxh3_128(term_bytes).to_be_bytes());
+        key
+    }
+}
+
+/// Whether the key holds a hash (its value may list several ids to check).
+pub fn is_hashed_key(key: &[u8]) -> bool {
+    key.first() == Some(&HASHED_KEY_TAG)
+}
+
+/// Reads the ids of a `term2id` value.
+pub fn decode_ids(value: &[u8]) -> Result<Vec<TermId>, CorruptionError> {
+    if value.is_empty() || value.len() % 8 != 0 {
+        return Err(CorruptionError::msg("term2id value of the wrong length"));
+    }
+    Ok(value
+        .chunks_exact(8)
+        .map(|c| {
+            let mut b = [0; 8];
+            b.copy_from_slice(c);
+            TermId::from_be_bytes(b)
+        })
+        .collect())
+}
+
+/// Writes a list of ids as a `term2id` value.
+pub fn encode_ids(ids: &[TermId]) -> Vec<u8> {
+    ids.iter().flat_map(|id| id.to_be_bytes()).collect()
+}
+
+/// Decodes an `id2term` value.
+pub fn decode_term(id: TermId, bytes: &[u8]) -> Result<Term, StoreError> {
+    decode_term_bytes(bytes).ok_or_else(|| {
+        CorruptionError::msg(format!("undecodable dictionary entry for {id:?}")).into()
+    })
+}

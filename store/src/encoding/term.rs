@@ -1,0 +1,265 @@
+//! Term identifiers.
+//!
+//! A [`TermId`] is 64 bits: a 4-bit kind and a 60-bit payload. Dictionary terms (IRIs,
+//! literals, blank nodes with foreign labels) get sequential payloads from one counter, so two
+//! terms never share an id. Some terms need no dictionary entry at all: blank nodes minted by
+//! the store carry their number in the payload, and canonical `xsd:integer` and `xsd:boolean`
+//! literals carry their value, offset so that ids of one kind sort in numeric order.
+//! A literal is inlined only when its lexical form is canonical (`"01"^^xsd:integer` goes to
+//! the dictionary), so the exact lexical form always survives.
+
+use oxrdf::vocab::xsd;
+use oxrdf::{BlankNode, Literal, NamedNode, Term, TermRef};
+
+const KIND_SHIFT: u32 = 60;
+const PAYLOAD_MASK: u64 = (1 << KIND_SHIFT) - 1;
+/// Offset added to inlined integers so that they sort numerically as unsigned payloads.
+const INTEGER_OFFSET: i64 = 1 << 59;
+
+/// The kind of term an id stands for, stored in its top four bits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum TermKind {
+    /// The default graph, only ever in the graph position (id 0).
+    DefaultGraph = 0,
+    /// An IRI from the dictionary.
+    Iri = 1,
+    /// A blank node minted by the store; the payload is its number.
+    MintedBlank = 2,
+    /// A blank node with a label the store did not mint, from the dictionary.
+    NamedBlank = 3,
+    /// A literal from the dictionary.
+    Literal = 4,
+    /// A canonical `xsd:integer` within ±2^59, inlined.
+    Integer = 5,
+    /// A canonical `xsd:boolean`, inlined.
+    Boolean = 6,
+    /// A term that exists only during one query (never stored).
+    Transient = 7,
+}
+
+impl TermKind {
+    fn from_bits(bits: u64) -> Option<Self> {
+        Some(match bits {
+            0 => Self::DefaultGraph,
+            1 => Self::Iri,
+            2 => Self::MintedBlank,
+            3 => Self::NamedBlank,
+            4 => Self::Literal,
+            5 => Self::Integer,
+            6 => Self::Boolean,
+            7 => Self::Transient,
+            _ => return None,
+        })
+    }
+
+    /// Whether ids of this kind have an entry in the dictionary.
+    pub fn is_in_dictionary(self) -> bool {
+        matches!(self, Self::Iri | Self::NamedBlank | Self::Literal)
+    }
+}
+
+/// A fixed-width identifier of an RDF term (or of the default graph).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TermId(u64);
+
+impl TermId {
+    /// The id of the default graph, the graph position of quads without a graph name.
+    pub const DEFAULT_GRAPH: Self = Self(0);
+    /// The largest payload any kind can carry.
+    pub const MAX_PAYLOAD: u64 = PAYLOAD_MASK;
+
+    /// Builds an id from its kind and payload; the payload must fit in 60 bits.
+    pub fn new(kind: TermKind, payload: u64) -> Self {
+        debug_assert!(payload <= PAYLOAD_MASK);
+        Self(((kind as u64) << KIND_SHIFT) | (payload & PAYLOAD_MASK))
+    }
+
+    /// Rebuilds an id from its 64-bit representation.
+    pub fn from_u64(value: u64) -> Self {
+        Self(value)
+    }
+
+    /// The 64-bit representation, as stored in keys.
+    pub fn as_u64(self) -> u64 {
+        self.0
+    }
+
+    /// Big-endian bytes, the order in which ids sort in the indexes.
+    pub fn to_be_bytes(self) -> [u8; 8] {
+        self.0.to_be_bytes()
+    }
+
+    /// Reads an id from eight big-endian bytes.
+    pub fn from_be_bytes(bytes: [u8; 8]) -> Self {
+        Self(u64::from_be_bytes(bytes))
+    }
+
+    /// What kind of term this id stands for.
+    pub fn kind(self) -> TermKind {
+        // Every 4-bit pattern above 7 is unused; treat it as transient so that decoding fails
+        // cleanly instead of panicking.
+        TermKind::from_bits(self.0 >> KIND_SHIFT).unwrap_or(TermKind::Transient)
+    }
+
+    /// The 60-bit payload (dictionary number, blank node number or inlined value).
+    pub fn payload(self) -> u64 {
+        self.0 & PAYLOAD_MASK
+    }
+
+    /// Whether this is the default graph.
+    pub fn is_default_graph(self) -> bool {
+        self == Self::DEFAULT_GRAPH
+    }
+
+    /// The term itself when it is inlined in the id (no dictionary needed).
+    pub fn decode_inline(self) -> Option<Term> {
+        match self.kind() {
+            TermKind::MintedBlank => Some(BlankNode::new_from_unique_id(self.payload().into()).into()),
+            TermKind::Integer => {
+                let value = i64::try_from(self.payload()).ok()? - INTEGER_OFFSET;
+                Some(Literal::new_typed_literal(value.to_string(), xsd::INTEGER).into())
+            }
+            TermKind::Boolean => Some(Literal::from(self.payload() != 0).into()),
+            _ => None,
+        }
+    }
+}
+
+/// The id of a term that needs no dictionary entry, if it is one.
+///
+/// Blank nodes whose label is a number below 2^60 (the labels the store itself hands out) are
+/// inlined, as are integers and booleans in canonical lexical form.
+pub fn inline_id(term: TermRef<'_>) -> Option<TermId> {
+    match term {
+        TermRef::BlankNode(b) => {
+            let id = b.unique_id()?;
+            // Only labels that `new_from_unique_id` would print back identically.
+            let payload = u64::try_from(id).ok().filter(|p| *p <= PAYLOAD_MASK)?;
+            (BlankNode::new_from_unique_id(id).as_str() == b.as_str())
+                .then(|| TermId::new(TermKind::MintedBlank, payload))
+        }
+        TermRef::Literal(l) if l.datatype() == xsd::INTEGER => {
+            let value: i64 = l.value().parse().ok()?;
+            if value.to_string() != l.value() || !(-INTEGER_OFFSET..INTEGER_OFFSET).contains(&value) {
+                return None;
+            }
+            let payload = u64::try_from(value + INTEGER_OFFSET).ok()?;
+            Some(TermId::new(TermKind::Integer, payload))
+        }
+        TermRef::Literal(l) if l.datatype() == xsd::BOOLEAN => match l.value() {
+            "true" => Some(TermId::new(TermKind::Boolean, 1)),
+            "false" => Some(TermId::new(TermKind::Boolean, 0)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The dictionary form of a term: a tag byte, then the parts of the term.
+///
+/// Languages and datatypes come before the lexical value and end with a zero byte (neither can
+/// contain one), so the value may hold any byte.
+pub fn encode_term_bytes(term: TermRef<'_>, out: &mut Vec<u8>) {
+    out.clear();
+    match term {
+        TermRef::NamedNode(n) => {
+            out.push(b'I');
+            out.extend_from_slice(n.as_str().as_bytes());
+        }
+        TermRef::BlankNode(b) => {
+            out.push(b'B');
+            out.extend_from_slice(b.as_str().as_bytes());
+        }
+        TermRef::Literal(l) => {
+            if let Some(language) = l.language() {
+                out.push(b'L');
+                out.extend_from_slice(language.as_bytes());
+                out.push(0);
+            } else if l.datatype() == xsd::STRING {
+                out.push(b'S');
+            } else {
+                out.push(b'T');
+                out.extend_from_slice(l.datatype().as_str().as_bytes());
+                out.push(0);
+            }
+            out.extend_from_slice(l.value().as_bytes());
+        }
+        #[allow(unreachable_patterns)]
+        _ => out.push(b'?'),
+    }
+}
+
+/// Reads back what [`encode_term_bytes`] wrote; `None` if the bytes are not a term.
+pub fn decode_term_bytes(bytes: &[u8]) -> Option<Term> {
+    let (&tag, rest) = bytes.split_first()?;
+    let text = |b: &[u8]| std::str::from_utf8(b).ok().map(str::to_owned);
+    let split = |b: &[u8]| {
+        let zero = b.iter().position(|&c| c == 0)?;
+        Some((text(&b[..zero])?, text(&b[zero + 1..])?))
+    };
+    Some(match tag {
+        b'I' => NamedNode::new_unchecked(text(rest)?).into(),
+        b'B' => BlankNode::new_unchecked(text(rest)?).into(),
+        b'S' => Literal::new_simple_literal(text(rest)?).into(),
+        b'L' => {
+            let (language, value) = split(rest)?;
+            Literal::new_language_tagged_literal_unchecked(value, language).into()
+        }
+        b'T' => {
+            let (datatype, value) = split(rest)?;
+            Literal::new_typed_literal(value, NamedNode::new_unchecked(datatype)).into()
+        }
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn round_trip(term: Term) {
+        let mut bytes = Vec::new();
+        encode_term_bytes(term.as_ref(), &mut bytes);
+        assert_eq!(decode_term_bytes(&bytes), Some(term.clone()));
+        if let Some(id) = inline_id(term.as_ref()) {
+            assert_eq!(id.decode_inline(), Some(term));
+        }
+    }
+
+    #[test]
+    fn terms_round_trip() {
+        round_trip(NamedNode::new_unchecked("http://example.com/é").into());
+        round_trip(BlankNode::new_unchecked("b1").into());
+        round_trip(BlankNode::new_from_unique_id(42).into());
+        round_trip(Literal::new_simple_literal("a\0b").into());
+        round_trip(Literal::new_language_tagged_literal_unchecked("chat", "fr").into());
+        round_trip(Literal::new_typed_literal("1.0", xsd::DECIMAL).into());
+        round_trip(Literal::from(-12_i64).into());
+        round_trip(Literal::from(true).into());
+    }
+
+    #[test]
+    fn non_canonical_literals_are_not_inlined() {
+        let lit = Literal::new_typed_literal("01", xsd::INTEGER);
+        assert_eq!(inline_id(lit.as_ref().into()), None);
+        let lit = Literal::new_typed_literal("+1", xsd::INTEGER);
+        assert_eq!(inline_id(lit.as_ref().into()), None);
+        let lit = Literal::new_typed_literal("1", xsd::BOOLEAN);
+        assert_eq!(inline_id(lit.as_ref().into()), None);
+    }
+
+    #[test]
+    fn inlined_integers_sort_numerically() {
+        let id = |v: i64| inline_id(Literal::from(v).as_ref().into()).map(TermId::as_u64);
+        assert!(id(-5) < id(-1));
+        assert!(id(-1) < id(0));
+        assert!(id(0) < id(7));
+        assert!(id(7) < id(1 << 40));
+    }
+
+    #[test]
+    fn foreign_blank_labels_are_not_inlined() {
+        assert_eq!(inline_id(BlankNode::new_unchecked("b1").as_ref().into()), None);
+        assert_eq!(inline_id(BlankNode::new_unchecked("0a").as_ref().into()), None);
+    }
+}

@@ -1,0 +1,87 @@
+//! The store's error type.
+
+use std::io;
+use std::path::PathBuf;
+
+/// Everything that can go wrong in the store.
+///
+/// Parse and user errors (bad RDF, bad SPARQL, unknown graph) are kept apart from internal
+/// ones (I/O, RocksDB, corruption) so that callers can answer 4xx or 5xx accordingly.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// RocksDB reported an error.
+    #[error("storage engine: {0}")]
+    Engine(#[from] rocksdb::Error),
+    /// Reading or writing a file failed.
+    #[error("I/O error: {0}")]
+    Io(#[from] io::Error),
+    /// The data on disk is not what this version of Lodestone wrote.
+    #[error(transparent)]
+    Corruption(#[from] CorruptionError),
+    /// The data folder does not hold a store and creation was not asked for.
+    #[error("no Lodestone store at {}", .0.display())]
+    NotFound(PathBuf),
+    /// The store was written by another on-disk format version.
+    #[error("the store at {path} has format version {found}, this build reads version {expected}", path = .path.display())]
+    VersionMismatch {
+        /// Store folder.
+        path: PathBuf,
+        /// Version found on disk.
+        found: u64,
+        /// Version this build understands.
+        expected: u64,
+    },
+    /// An RDF document could not be parsed.
+    #[error("{source_name}: {message}")]
+    Syntax {
+        /// File name (or `stdin`, or `request body`).
+        source_name: String,
+        /// The parser's message, with line and column.
+        message: String,
+    },
+    /// The format of an input could not be determined or is not supported.
+    #[error("{0}")]
+    Format(String),
+    /// A SPARQL query or update could not be evaluated.
+    #[error("{0}")]
+    Evaluation(String),
+    /// A graph that must exist does not.
+    #[error("the graph {0} does not exist")]
+    GraphNotFound(String),
+    /// A graph that must not exist does.
+    #[error("the graph {0} already exists")]
+    GraphAlreadyExists(String),
+    /// The operation was refused by policy (e.g. LOAD from a URL when not allowed).
+    #[error("{0}")]
+    Forbidden(String),
+    /// The operation was cancelled or ran out of its time budget.
+    #[error("the operation was cancelled")]
+    Cancelled,
+}
+
+impl StoreError {
+    /// Whether the error was caused by the input rather than by the store.
+    pub fn is_user_error(&self) -> bool {
+        matches!(
+            self,
+            Self::Syntax { .. }
+                | Self::Format(_)
+                | Self::Evaluation(_)
+                | Self::GraphNotFound(_)
+                | Self::GraphAlreadyExists(_)
+                | Self::Forbidden(_)
+        )
+    }
+}
+
+/// Data on disk that cannot be decoded.
+#[derive(Debug, thiserror::Error)]
+#[error("corrupted store: {0}")]
+pub struct CorruptionError(pub String);
+
+impl CorruptionError {
+    /// Builds a corruption error from a message.
+    pub fn msg(message: impl Into<String>) -> Self {
+        Self(message.into())
+    }
+}

@@ -1,0 +1,111 @@
+//! Opening RocksDB with the store's tables and tuning.
+
+use super::Table;
+use crate::error::StoreError;
+use rocksdb::{
+    BlockBasedIndexType, BlockBasedOptions, Cache, ColumnFamilyDescriptor, DBCompressionType,
+    Options, DB,
+};
+use std::path::Path;
+
+/// How the store uses memory and disk.
+#[derive(Debug, Clone)]
+pub struct StoreOptions {
+    /// Size of the shared block cache in bytes.
+    pub block_cache_bytes: usize,
+    /// Size of one memtable (per table) in bytes.
+    pub write_buffer_bytes: usize,
+    /// Whether every commit waits for the write-ahead log to reach the disk (power-loss safe).
+    pub sync_writes: bool,
+    /// Whether a missing store is created.
+    pub create_if_missing: bool,
+    /// Open read-only (no writer, no lock beyond RocksDB's).
+    pub read_only: bool,
+}
+
+impl Default for StoreOptions {
+    fn default() -> Self {
+        Self {
+            block_cache_bytes: 256 << 20,
+            write_buffer_bytes: 32 << 20,
+            sync_writes: false,
+            create_if_missing: true,
+            read_only: false,
+        }
+    }
+}
+
+impl StoreOptions {
+    /// Options sized to a total memory budget in bytes: a half for the block cache, the rest
+    /// spread over the write buffers.
+    pub fn with_memory_budget(mut self, bytes: usize) -> Self {
+        self.block_cache_bytes = (bytes / 2).max(4 << 20);
+        self.write_buffer_bytes = (bytes / 16).clamp(1 << 20, 64 << 20);
+        self
+    }
+
+    /// Whether commits are synced to disk.
+    pub fn with_sync_writes(mut self, sync: bool) -> Self {
+        self.sync_writes = sync;
+        self
+    }
+}
+
+/// Disk space used by one table.
+#[derive(Debug, Clone)]
+pub struct IndexUsage {
+    /// Table (column family) name.
+    pub name: &'static str,
+    /// Bytes of SST files on disk.
+    pub sst_bytes: u64,
+    /// Bytes in memtables not yet flushed.
+    pub memtable_bytes: u64,
+    /// RocksDB's estimate of the number of keys.
+    pub estimated_keys: u64,
+}
+
+fn table_options(table: Table, options: &StoreOptions, cache: &Cache) -> Options {
+    let mut block = BlockBasedOptions::default();
+    block.set_block_cache(cache);
+    block.set_block_size(if table.is_quad_index() { 16 << 10 } else { 8 << 10 });
+    block.set_format_version(5);
+    block.set_cache_index_and_filter_blocks(true);
+    block.set_pin_l0_filter_and_index_blocks_in_cache(true);
+    if table.wants_bloom_filter() {
+        block.set_bloom_filter(10.0, false);
+    }
+    if table.is_quad_index() {
+        // Partitioned indexes keep memory small for large stores.
+        block.set_index_type(BlockBasedIndexType::TwoLevelIndexSearch);
+        block.set_partition_filters(true);
+    }
+    let mut cf = Options::default();
+    cf.set_block_based_table_factory(&block);
+    cf.set_write_buffer_size(options.write_buffer_bytes);
+    cf.set_compression_type(DBCompressionType::Lz4);
+    cf.set_bottommost_compression_type(DBCompressionType::Zstd);
+    cf.set_level_compaction_dynamic_level_bytes(true);
+    cf
+}
+
+/// Opens (or creates) the RocksDB database of a store with every table.
+pub fn open_db(path: &Path, options: &StoreOptions) -> Result<DB, StoreError> {
+    let cache = Cache::new_lru_cache(options.block_cache_bytes)?;
+    let mut db_options = Options::default();
+    db_options.create_if_missing(options.create_if_missing);
+    db_options.create_missing_column_families(options.create_if_missing);
+    db_options.set_max_background_jobs(2);
+    db_options.set_bytes_per_sync(1 << 20);
+    db_options.set_max_open_files(512);
+    db_options.set_keep_log_file_num(3);
+    db_options.set_max_total_wal_size(256 << 20);
+    let descriptors = Table::ALL
+        .iter()
+        .map(|&t| ColumnFamilyDescriptor::new(t.name(), table_options(t, options, &cache)));
+    let db = if options.read_only {
+        DB::open_cf_descriptors_read_only(&db_options, path, descriptors, false)?
+    } else {
+        DB::open_cf_descriptors(&db_options, path, descriptors)?
+    };
+    Ok(db)
+}

@@ -1,0 +1,7 @@
+//! The key-value layer: which tables exist, how RocksDB is tuned, and raw access helpers.
+
+mod disk;
+mod tables;
+
+pub use disk::{open_db, IndexUsage, StoreOptions};
+pub use tables::{meta_key, Table};

@@ -1,0 +1,106 @@
+//! Every table of the store, declared once with its column family name and its key layout.
+
+/// A RocksDB column family of the store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Table {
+    /// `TermId` → dictionary term bytes.
+    IdToTerm,
+    /// term bytes (or `0xFF` + 128-bit hash for long terms) → `TermId`s.
+    TermToId,
+    /// Quad keys in subject, predicate, object, graph order (empty values).
+    Spog,
+    /// predicate, object, subject, graph.
+    Posg,
+    /// object, subject, predicate, graph.
+    Ospg,
+    /// graph, subject, predicate, object.
+    Gspo,
+    /// graph, predicate, object, subject.
+    Gpos,
+    /// graph, object, subject, predicate.
+    Gosp,
+    /// `TermId` → usage counters (subject, predicate, object, graph name, graphs).
+    TermStats,
+    /// `TermId` + graph `TermId` → number of positions the term fills in that graph.
+    TermGraph,
+    /// class `TermId` → number of `rdf:type` quads with it as object.
+    ClassStats,
+    /// graph `TermId` → nothing: the named graphs that exist (possibly empty).
+    Graphs,
+    /// commit sequence number → subjects whose statements changed.
+    Changes,
+    /// named settings and counters (see [`meta_key`]).
+    Meta,
+}
+
+impl Table {
+    /// Every table, in declaration order.
+    pub const ALL: [Self; 14] = [
+        Self::IdToTerm,
+        Self::TermToId,
+        Self::Spog,
+        Self::Posg,
+        Self::Ospg,
+        Self::Gspo,
+        Self::Gpos,
+        Self::Gosp,
+        Self::TermStats,
+        Self::TermGraph,
+        Self::ClassStats,
+        Self::Graphs,
+        Self::Changes,
+        Self::Meta,
+    ];
+
+    /// The column family name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::IdToTerm => "id2term",
+            Self::TermToId => "term2id",
+            Self::Spog => "spog",
+            Self::Posg => "posg",
+            Self::Ospg => "ospg",
+            Self::Gspo => "gspo",
+            Self::Gpos => "gpos",
+            Self::Gosp => "gosp",
+            Self::TermStats => "term_stats",
+            Self::TermGraph => "term_graph",
+            Self::ClassStats => "class_stats",
+            Self::Graphs => "graphs",
+            Self::Changes => "changes",
+            Self::Meta => "meta",
+        }
+    }
+
+    /// Whether the table holds quad keys.
+    pub const fn is_quad_index(self) -> bool {
+        matches!(
+            self,
+            Self::Spog | Self::Posg | Self::Ospg | Self::Gspo | Self::Gpos | Self::Gosp
+        )
+    }
+
+    /// Whether point lookups dominate, so a bloom filter pays for itself.
+    pub const fn wants_bloom_filter(self) -> bool {
+        matches!(
+            self,
+            Self::TermToId | Self::IdToTerm | Self::TermStats | Self::Spog | Self::Graphs
+        )
+    }
+}
+
+/// Keys of the `meta` table.
+pub mod meta_key {
+    /// On-disk format version (u64 little-endian).
+    pub const VERSION: &[u8] = b"version";
+    /// Next dictionary payload to hand out.
+    pub const NEXT_DICTIONARY_ID: &[u8] = b"next_dictionary_id";
+    /// Next minted blank node number.
+    pub const NEXT_BLANK_ID: &[u8] = b"next_blank_id";
+    /// Sequence number of the last commit.
+    pub const SEQUENCE: &[u8] = b"sequence";
+    /// Number of quads in the store.
+    pub const QUAD_COUNT: &[u8] = b"quad_count";
+    /// Unix time in milliseconds of the last commit.
+    pub const LAST_COMMIT_MS: &[u8] = b"last_commit_ms";
+}

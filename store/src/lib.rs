@@ -1,0 +1,29 @@
+//! Lodestone's quad store.
+//!
+//! RDF terms are dictionary-encoded to fixed-width [`TermId`]s, quads are kept in six sorted
+//! permutation indexes in RocksDB so that every pattern is one prefix scan, and usage statistics
+//! and a change log are written in the same atomic batch as the quads they describe.
+#![deny(missing_docs)]
+
+mod changes;
+mod dictionary;
+mod encoding;
+mod error;
+mod kv;
+pub mod load;
+pub mod model;
+mod quads;
+pub mod sparql;
+mod stats;
+mod store;
+mod version;
+
+pub use crate::changes::{ChangeBatch, SequenceNumber};
+pub use crate::encoding::{EncodedQuad, TermId, TermKind};
+pub use crate::error::{CorruptionError, StoreError};
+pub use crate::kv::{IndexUsage, StoreOptions};
+pub use crate::quads::reader::{QuadIter, Reader};
+pub use crate::quads::writer::Transaction;
+pub use crate::stats::{StoreCounts, TermGraphUsage, TermUsage};
+pub use crate::store::Store;
+pub use crate::version::FORMAT_VERSION;

@@ -1,0 +1,654 @@
+//! The bulk loader: parse, encode, sort, ingest.
+//!
+//! One thread parses while another encodes terms to ids, so loading runs at the speed of the
+//! slower of the two. Encoded quads collect in memory up to a chunk size, are sorted once per
+//! index order, and are written out as SST files together with the dictionary entries and the
+//! statistics computed from the same sorted runs; then everything is ingested at once (see
+//! `ingest`). When the input is larger than one chunk, every input is first parsed once
+//! without storing anything, so that a syntax error still leaves the store untouched.
+
+use super::ingest::IngestBatch;
+use super::{describe_parse_error, parser_for, Input, ParseOptions, REPORTED_ERRORS};
+use crate::changes::ChangeBatch;
+use crate::dictionary::{decode_ids, encode_ids, is_hashed_key, lookup_key};
+use crate::encoding::{encode_term_bytes, inline_id, EncodedQuad, Permutation, TermId, TermKind};
+use crate::error::StoreError;
+use crate::kv::Table;
+use crate::quads::reader::permutation_table;
+use crate::stats::{decode_u64, encode_u64, term_graph_key, TermUsage, UsageDelta};
+use crate::store::{Store, WriterState};
+use oxrdf::vocab::rdf;
+use oxrdf::{GraphNameRef, NamedOrBlankNodeRef, Quad, TermRef};
+use oxrdfio::RdfParseError;
+use rustc_hash::FxHashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::sync_channel;
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+/// Quads held in memory before they are sorted and written out.
+const DEFAULT_CHUNK_QUADS: usize = 20_000_000;
+/// Quads handed from the parser thread to the encoder at a time.
+const PARSE_BATCH: usize = 16_384;
+
+/// Where a load stands, for progress bars and logs.
+#[derive(Debug, Clone)]
+pub struct LoadProgress {
+    /// Quads parsed so far.
+    pub quads: u64,
+    /// Bytes of input read so far (compressed bytes for compressed files).
+    pub bytes_read: u64,
+    /// Total bytes of input, when every input has a known size.
+    pub bytes_total: Option<u64>,
+    /// Time since the load started.
+    pub elapsed: Duration,
+    /// What the loader is doing.
+    pub phase: &'static str,
+}
+
+/// What a load did.
+#[derive(Debug, Clone, Default)]
+pub struct LoadReport {
+    /// Quads parsed (duplicates included).
+    pub quads_read: u64,
+    /// Quads that were not in the store before.
+    pub quads_added: u64,
+    /// Statements skipped in lenient mode.
+    pub skipped: u64,
+    /// The first errors skipped in lenient mode.
+    pub first_errors: Vec<String>,
+    /// Wall time.
+    pub elapsed: Duration,
+}
+
+type ProgressFn = Box<dyn Fn(&LoadProgress) + Send + Sync>;
+
+/// Loads files into a store through sorted SST ingestion.
+pub struct BulkLoader<'a> {
+    store: &'a Store,
+    options: ParseOptions,
+    chunk_quads: usize,
+    progress: Option<ProgressFn>,
+}
+
+impl<'a> BulkLoader<'a> {
+    /// A loader for `store` with default settings.
+    pub fn new(store: &'a Store) -> Self {
+        Self {
+            store,
+            options: ParseOptions::default(),
+            chunk_quads: DEFAULT_CHUNK_QUADS,
+            progress: None,
+        }
+    }
+
+    /// Parse options (format, target graph, base IRI, leniency) for every input.
+    pub fn with_parse_options(mut self, options: ParseOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// Quads kept in memory before a chunk is written (memory ≈ 70 bytes per quad).
+    pub fn with_chunk_quads(mut self, quads: usize) -> Self {
+        self.chunk_quads = quads.max(1);
+        self
+    }
+
+    /// A callback called about twice a second with the load's progress.
+    pub fn on_progress(mut self, callback: impl Fn(&LoadProgress) + Send + Sync + 'static) -> Self {
+        self.progress = Some(Box::new(callback));
+        self
+    }
+
+    /// Loads every input; either all of them are committed or, on error, none.
+    pub fn load(&self, inputs: &[Input]) -> Result<LoadReport, StoreError> {
+        let start = Instant::now();
+        let mut state = self.store.lock_writer();
+        let spooled;
+        let inputs = if inputs.contains(&Input::Stdin) {
+            spooled = spool_stdin(self.store, inputs)?;
+            &spooled.0
+        } else {
+            inputs
+        };
+        let mut encoder = Encoder::new(self.store, &state);
+        let mut report = LoadReport::default();
+        let bytes_total = inputs.iter().map(Input::size).sum::<Option<u64>>();
+        let bytes_read = Arc::new(AtomicU64::new(0));
+        let mut validated = self.options.lenient;
+        let mut last_progress = Instant::now();
+        let mut result = Ok(());
+        for input in inputs {
+            let format = self.options.format.or_else(|| input.format()).ok_or_else(|| {
+                StoreError::Format(format!(
+                    "{}: cannot tell the RDF syntax from the file name; use --format",
+                    input.name()
+                ))
+            })?;
+            let options = ParseOptions {
+                format: Some(format),
+                ..self.options.clone()
+            };
+            let reader = input.open(Some(Arc::clone(&bytes_read)))?;
+            let parser = parser_for(format, &options)?;
+            let name = input.name();
+            let (sender, receiver) = sync_channel::<Vec<Result<Quad, RdfParseError>>>(4);
+            encoder.start_document();
+            std::thread::scope(|scope| {
+                scope.spawn(move || {
+                    let mut batch = Vec::with_capacity(PARSE_BATCH);
+                    for quad in parser.for_reader(reader) {
+                        let fatal = quad.as_ref().is_err_and(|e| !matches!(e, RdfParseError::Syntax(_)));
+                        batch.push(quad);
+                        if batch.len() == PARSE_BATCH || fatal {
+                            if sender.send(std::mem::take(&mut batch)).is_err() || fatal {
+                                return;
+                            }
+                        }
+                    }
+                    let _ = sender.send(batch);
+                });
+                for batch in receiver {
+                    for quad in batch {
+                        match quad {
+                            Ok(quad) => {
+                                report.quads_read += 1;
+                                if let Err(e) = encoder.push(&quad) {
+                                    result = Err(e);
+                                    return;
+                                }
+                            }
+                            Err(e @ RdfParseError::Syntax(_)) if options.lenient => {
+                                report.skipped += 1;
+                                if report.first_errors.len() < REPORTED_ERRORS {
+                                    report.first_errors.push(describe_parse_error(&name, &e).to_string());
+                                }
+                            }
+                            Err(e) => {
+                                result = Err(describe_parse_error(&name, &e));
+                                return;
+                            }
+                        }
+                    }
+                    if encoder.quads.len() >= self.chunk_quads {
+                        if !validated {
+                            if let Err(e) = self.validate(inputs) {
+                                result = Err(e);
+                                return;
+                            }
+                            validated = true;
+                        }
+                        self.report_progress(&report, &bytes_read, bytes_total, start, "writing");
+                        match encoder.flush(&mut state) {
+                            Ok(added) => report.quads_added += added,
+                            Err(e) => {
+                                result = Err(e);
+                                return;
+                            }
+                        }
+                    }
+                    if last_progress.elapsed() >= Duration::from_millis(500) {
+                        last_progress = Instant::now();
+                        self.report_progress(&report, &bytes_read, bytes_total, start, "parsing");
+                    }
+                }
+            });
+            // Dropping the receiver early makes the parser thread stop at its next send.
+            result.as_ref().map_err(clone_error)?;
+        }
+        self.report_progress(&report, &bytes_read, bytes_total, start, "writing");
+        report.quads_added += encoder.flush(&mut state)?;
+        report.elapsed = start.elapsed();
+        self.report_progress(&report, &bytes_read, bytes_total, start, "done");
+        Ok(report)
+    }
+
+    fn report_progress(
+        &self,
+        report: &LoadReport,
+        bytes_read: &AtomicU64,
+        bytes_total: Option<u64>,
+        start: Instant,
+        phase: &'static str,
+    ) {
+        if let Some(callback) = &self.progress {
+            callback(&LoadProgress {
+                quads: report.quads_read,
+                bytes_read: bytes_read.load(Ordering::Relaxed),
+                bytes_total,
+                elapsed: start.elapsed(),
+                phase,
+            });
+        }
+    }
+
+    /// Parses every input once without storing anything; the first syntax error fails.
+    fn validate(&self, inputs: &[Input]) -> Result<(), StoreError> {
+        for input in inputs {
+            let format = self.options.format.or_else(|| input.format()).ok_or_else(|| {
+                StoreError::Format(format!("{}: unknown RDF syntax", input.name()))
+            })?;
+            let options = ParseOptions {
+                format: Some(format),
+                ..self.options.clone()
+            };
+            for quad in parser_for(format, &options)?.for_reader(input.open(None)?) {
+                quad.map_err(|e| describe_parse_error(&input.name(), &e))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+fn clone_error(e: &StoreError) -> StoreError {
+    match e {
+        StoreError::Syntax {
+            source_name,
+            message,
+        } => StoreError::Syntax {
+            source_name: source_name.clone(),
+            message: message.clone(),
+        },
+        StoreError::Format(m) => StoreError::Format(m.clone()),
+        other => StoreError::Io(std::io::Error::other(other.to_string())),
+    }
+}
+
+/// Copies standard input to a file in the store folder so that it can be read twice.
+fn spool_stdin(store: &Store, inputs: &[Input]) -> Result<(Vec<Input>, tempfile_guard::Guard), StoreError> {
+    let path = store.path().join(format!("load-tmp-stdin-{}", std::process::id()));
+    let mut file = std::fs::File::create(&path)?;
+    std::io::copy(&mut std::io::stdin().lock(), &mut file)?;
+    let inputs = inputs
+        .iter()
+        .map(|i| match i {
+            Input::Stdin => Input::File(path.clone()),
+            other => other.clone(),
+        })
+        .collect();
+    Ok((inputs, tempfile_guard::Guard(path)))
+}
+
+mod tempfile_guard {
+    /// Deletes a file when dropped.
+    pub struct Guard(pub std::path::PathBuf);
+
+    impl Drop for Guard {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_file(&self.0);
+        }
+    }
+}
+
+/// Turns parsed quads into id quads and remembers the terms this load adds.
+struct Encoder<'a> {
+    store: &'a Store,
+    /// Every dictionary term met in this load, with whether it is new to the store.
+    terms: FxHashMap<Box<[u8]>, (TermId, bool)>,
+    blanks: FxHashMap<String, TermId>,
+    quads: Vec<EncodedQuad>,
+    next_dictionary_id: u64,
+    next_blank_id: u64,
+    store_has_terms: bool,
+    store_has_quads: bool,
+    buffer: Vec<u8>,
+    rdf_type: Option<TermId>,
+}
+
+impl<'a> Encoder<'a> {
+    fn new(store: &'a Store, state: &WriterState) -> Self {
+        Self {
+            store,
+            terms: FxHashMap::default(),
+            blanks: FxHashMap::default(),
+            quads: Vec::new(),
+            next_dictionary_id: state.next_dictionary_id,
+            next_blank_id: state.next_blank_id,
+            store_has_terms: state.next_dictionary_id > 1,
+            store_has_quads: state.quad_count > 0,
+            buffer: Vec::new(),
+            rdf_type: None,
+        }
+    }
+
+    fn start_document(&mut self) {
+        self.blanks.clear();
+    }
+
+    fn push(&mut self, quad: &Quad) -> Result<(), StoreError> {
+        let subject = match quad.subject.as_ref() {
+            NamedOrBlankNodeRef::BlankNode(b) => self.blank(b.as_str()),
+            s => self.term(s.into())?,
+        };
+        let predicate = self.term(quad.predicate.as_ref().into())?;
+        let object = match quad.object.as_ref() {
+            TermRef::BlankNode(b) => self.blank(b.as_str()),
+            o => self.term(o)?,
+        };
+        let graph = match quad.graph_name.as_ref() {
+            GraphNameRef::DefaultGraph => TermId::DEFAULT_GRAPH,
+            GraphNameRef::BlankNode(b) => self.blank(b.as_str()),
+            GraphNameRef::NamedNode(n) => self.term(n.into())?,
+        };
+        self.quads.push(EncodedQuad::new(subject, predicate, object, graph));
+        Ok(())
+    }
+
+    fn blank(&mut self, label: &str) -> TermId {
+        if let Some(id) = self.blanks.get(label) {
+            return *id;
+        }
+        let id = TermId::new(TermKind::MintedBlank, self.next_blank_id);
+        self.next_blank_id += 1;
+        self.blanks.insert(label.to_owned(), id);
+        id
+    }
+
+    fn term(&mut self, term: TermRef<'_>) -> Result<TermId, StoreError> {
+        if let Some(id) = inline_id(term) {
+            return Ok(id);
+        }
+        encode_term_bytes(term, &mut self.buffer);
+        if let Some((id, _)) = self.terms.get(self.buffer.as_slice()) {
+            return Ok(*id);
+        }
+        let existing = if self.store_has_terms {
+            self.store.reader().dictionary_lookup(&self.buffer)?
+        } else {
+            None
+        };
+        let (id, is_new) = match existing {
+            Some(id) => (id, false),
+            None => {
+                let kind = match term {
+                    TermRef::NamedNode(_) => TermKind::Iri,
+                    TermRef::BlankNode(_) => TermKind::NamedBlank,
+                    _ => TermKind::Literal,
+                };
+                let id = TermId::new(kind, self.next_dictionary_id);
+                self.next_dictionary_id += 1;
+                (id, true)
+            }
+        };
+        if term == TermRef::NamedNode(rdf::TYPE) {
+            self.rdf_type = Some(id);
+        }
+        self.terms.insert(self.buffer.clone().into_boxed_slice(), (id, is_new));
+        Ok(id)
+    }
+
+    /// Writes the collected quads out and ingests them; returns how many were new.
+    fn flush(&mut self, state: &mut WriterState) -> Result<u64, StoreError> {
+        let store = self.store;
+        let mut quads = std::mem::take(&mut self.quads);
+        quads.sort_unstable();
+        quads.dedup();
+        if self.store_has_quads && !quads.is_empty() {
+            let present = store.db().batched_multi_get_cf(
+                store.cf(Table::Spog),
+                quads.iter().map(|q| Permutation::Spog.key(q)),
+                true,
+            );
+            let present = present
+                .into_iter()
+                .map(|r| r.map(|v| v.is_some()))
+                .collect::<Result<Vec<_>, _>>()?;
+            let mut flags = present.into_iter();
+            quads.retain(|_| !flags.next().unwrap_or(false));
+        }
+        let new_terms = self
+            .terms
+            .iter_mut()
+            .filter(|(_, (_, is_new))| *is_new)
+            .map(|(bytes, (id, is_new))| {
+                *is_new = false;
+                (*id, bytes.clone())
+            })
+            .collect::<Vec<_>>();
+        if quads.is_empty() && new_terms.is_empty() && self.next_blank_id == state.next_blank_id {
+            return Ok(0);
+        }
+
+        let mut batch = IngestBatch::new(store)?;
+        match self.write_chunk(&mut batch, &quads, new_terms, state) {
+            Ok(new_state) => {
+                let added = quads.len() as u64;
+                let mut new_state = new_state;
+                new_state.quad_count = state.quad_count + added;
+                batch.commit(store, &mut new_state, now_ms())?;
+                *state = new_state;
+                self.store_has_quads = state.quad_count > 0;
+                self.store_has_terms = state.next_dictionary_id > 1;
+                Ok(added)
+            }
+            Err(e) => {
+                batch.discard();
+                Err(e)
+            }
+        }
+    }
+
+    fn write_chunk(
+        &self,
+        batch: &mut IngestBatch,
+        quads: &[EncodedQuad],
+        mut new_terms: Vec<(TermId, Box<[u8]>)>,
+        state: &WriterState,
+    ) -> Result<WriterState, StoreError> {
+        let store = self.store;
+        let db = store.db();
+        // Dictionary.
+        new_terms.sort_unstable_by_key(|(id, _)| *id);
+        batch.write(
+            Table::IdToTerm,
+            new_terms.iter().map(|(id, bytes)| (id.to_be_bytes(), bytes.as_ref())),
+        )?;
+        let mut by_key: Vec<(Vec<u8>, TermId)> = new_terms
+            .iter()
+            .map(|(id, bytes)| (lookup_key(bytes), *id))
+            .collect();
+        by_key.sort_unstable();
+        let mut term2id: Vec<(Vec<u8>, Vec<u8>)> = Vec::with_capacity(by_key.len());
+        for (key, id) in by_key {
+            match term2id.last_mut() {
+                Some((last, ids)) if *last == key => ids.extend_from_slice(&id.to_be_bytes()),
+                _ => {
+                    let mut ids = Vec::new();
+                    if is_hashed_key(&key) && self.store_has_terms {
+                        if let Some(existing) = db.get_cf(store.cf(Table::TermToId), &key)? {
+                            ids = encode_ids(&decode_ids(&existing)?);
+                        }
+                    }
+                    ids.extend_from_slice(&id.to_be_bytes());
+                    term2id.push((key, ids));
+                }
+            }
+        }
+        batch.write(Table::TermToId, term2id)?;
+        drop(new_terms);
+
+        // Indexes, one order at a time, with the statistics each order gives in runs.
+        let mut deltas: Vec<(TermId, UsageDelta)> = Vec::new();
+        let mut pairs: Vec<(TermId, TermId, u64)> = Vec::new();
+        let mut classes: Vec<(TermId, u64)> = Vec::new();
+        let mut graphs: Vec<TermId> = Vec::new();
+        let mut subjects: Vec<TermId> = Vec::new();
+        let mut sorted = quads.to_vec();
+        for permutation in Permutation::ALL {
+            let order = permutation.order();
+            sorted.sort_unstable_by_key(|q| {
+                let t = q.terms();
+                (t[order[0]], t[order[1]], t[order[2]], t[order[3]])
+            });
+            batch.write(
+                permutation_table(permutation),
+                sorted.iter().map(|q| (permutation.key(q), [])),
+            )?;
+            match permutation {
+                Permutation::Spog => {
+                    for (term, n) in runs(&sorted, |q| q.subject) {
+                        subjects.push(term);
+                        deltas.push((term, UsageDelta { as_subject: n, ..UsageDelta::default() }));
+                    }
+                }
+                Permutation::Posg => {
+                    for (term, n) in runs(&sorted, |q| q.predicate) {
+                        deltas.push((term, UsageDelta { as_predicate: n, ..UsageDelta::default() }));
+                    }
+                    if let Some(rdf_type) = self.rdf_type {
+                        let start = sorted.partition_point(|q| q.predicate < rdf_type);
+                        let end = sorted.partition_point(|q| q.predicate <= rdf_type);
+                        for (class, n) in runs(&sorted[start..end], |q| q.object) {
+                            classes.push((class, n.unsigned_abs()));
+                        }
+                    }
+                }
+                Permutation::Ospg => {
+                    for (term, n) in runs(&sorted, |q| q.object) {
+                        deltas.push((term, UsageDelta { as_object: n, ..UsageDelta::default() }));
+                    }
+                }
+                Permutation::Gspo => {
+                    for (graph, n) in runs(&sorted, |q| q.graph) {
+                        if !graph.is_default_graph() {
+                            graphs.push(graph);
+                            deltas.push((graph, UsageDelta { as_graph: n, ..UsageDelta::default() }));
+                        }
+                    }
+                    for ((g, s), n) in runs(&sorted, |q| (q.graph, q.subject)) {
+                        pairs.push((s, g, n.unsigned_abs()));
+                    }
+                }
+                Permutation::Gpos => {
+                    for ((g, p), n) in runs(&sorted, |q| (q.graph, q.predicate)) {
+                        pairs.push((p, g, n.unsigned_abs()));
+                    }
+                }
+                Permutation::Gosp => {
+                    for ((g, o), n) in runs(&sorted, |q| (q.graph, q.object)) {
+                        pairs.push((o, g, n.unsigned_abs()));
+                    }
+                }
+            }
+        }
+        drop(sorted);
+
+        // Term-graph positions: final values, and which pairs are new (a term entering a graph).
+        pairs.sort_unstable_by_key(|(t, g, _)| (*t, *g));
+        let mut merged: Vec<(TermId, TermId, u64)> = Vec::with_capacity(pairs.len());
+        for (t, g, n) in pairs {
+            match merged.last_mut() {
+                Some((lt, lg, ln)) if *lt == t && *lg == g => *ln += n,
+                _ => merged.push((t, g, n)),
+            }
+        }
+        let old = self.existing_counters(Table::TermGraph, merged.iter().map(|(t, g, _)| term_graph_key(*t, *g).to_vec()))?;
+        for ((t, _, n), old) in merged.iter_mut().zip(&old) {
+            if *old == 0 {
+                deltas.push((*t, UsageDelta { graphs: 1, ..UsageDelta::default() }));
+            }
+            *n += old;
+        }
+        batch.write(
+            Table::TermGraph,
+            merged.iter().map(|(t, g, n)| (term_graph_key(*t, *g), encode_u64(*n))),
+        )?;
+        drop(merged);
+
+        // Term usage.
+        deltas.sort_unstable_by_key(|(t, _)| *t);
+        let mut usage: Vec<(TermId, UsageDelta)> = Vec::new();
+        for (t, d) in deltas {
+            match usage.last_mut() {
+                Some((lt, ld)) if *lt == t => {
+                    ld.as_subject += d.as_subject;
+                    ld.as_predicate += d.as_predicate;
+                    ld.as_object += d.as_object;
+                    ld.as_graph += d.as_graph;
+                    ld.graphs += d.graphs;
+                }
+                _ => usage.push((t, d)),
+            }
+        }
+        let existing: Vec<TermUsage> = if self.store_has_quads {
+            let values = db.batched_multi_get_cf(
+                store.cf(Table::TermStats),
+                usage.iter().map(|(t, _)| t.to_be_bytes()),
+                true,
+            );
+            values
+                .into_iter()
+                .map(|v| v?.map_or(Ok(TermUsage::default()), |v| Ok(TermUsage::decode(&v)?)))
+                .collect::<Result<_, StoreError>>()?
+        } else {
+            vec![TermUsage::default(); usage.len()]
+        };
+        batch.write(
+            Table::TermStats,
+            usage.iter().zip(existing).map(|((t, d), mut u)| {
+                u.apply(d);
+                (t.to_be_bytes(), u.encode())
+            }),
+        )?;
+        drop(usage);
+
+        // Classes and graphs.
+        let old = self.existing_counters(Table::ClassStats, classes.iter().map(|(c, _)| c.to_be_bytes().to_vec()))?;
+        batch.write(
+            Table::ClassStats,
+            classes.iter().zip(old).map(|((c, n), old)| (c.to_be_bytes(), encode_u64(n + old))),
+        )?;
+        batch.write(Table::Graphs, graphs.iter().map(|g| (g.to_be_bytes(), [])))?;
+
+        // Change log.
+        let sequence = state.sequence + 1;
+        batch.write(
+            Table::Changes,
+            [(sequence.to_be_bytes(), ChangeBatch::encode_subjects(&subjects))],
+        )?;
+
+        Ok(WriterState {
+            next_dictionary_id: self.next_dictionary_id,
+            next_blank_id: self.next_blank_id,
+            sequence,
+            quad_count: state.quad_count,
+        })
+    }
+
+    /// Current values of counters (0 when absent); keys must be sorted.
+    fn existing_counters(&self, table: Table, keys: impl Iterator<Item = Vec<u8>>) -> Result<Vec<u64>, StoreError> {
+        let keys: Vec<Vec<u8>> = keys.collect();
+        if !self.store_has_quads {
+            return Ok(vec![0; keys.len()]);
+        }
+        self.store
+            .db()
+            .batched_multi_get_cf(self.store.cf(table), keys.iter(), true)
+            .into_iter()
+            .map(|v| v?.map_or(Ok(0), |v| Ok(decode_u64(&v)?)))
+            .collect()
+    }
+}
+
+/// Runs of equal keys in a sorted slice, with their lengths.
+fn runs<'q, K: PartialEq + Copy>(
+    quads: &'q [EncodedQuad],
+    key: impl Fn(&EncodedQuad) -> K + 'q,
+) -> impl Iterator<Item = (K, i64)> + 'q {
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        let first = quads.get(i)?;
+        let k = key(first);
+        let start = i;
+        while i < quads.len() && key(&quads[i]) == k {
+            i += 1;
+        }
+        Some((k, (i - start) as i64))
+    })
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}

@@ -1,0 +1,219 @@
+//! Sorted files in, atomically: writing SST files for a bulk load and ingesting them.
+//!
+//! A bulk load writes every table's new entries (index keys, dictionary entries, statistics
+//! with their final values) into SST files in a temporary folder inside the store, plus a
+//! manifest with the counters to set afterwards. Only when all files are complete does it
+//! record the folder in the `meta` table, ingest the files and then write the counters and
+//! clear the record in one batch. Every file holds final values, so ingesting one twice is
+//! harmless: if the process dies in between, the next open ingests the whole folder again and
+//! finishes the load; if it dies before the record is written, the folder is just deleted.
+
+use crate::error::{CorruptionError, StoreError};
+use crate::kv::{meta_key, Table};
+use crate::stats::encode_u64;
+use crate::store::{Store, WriterState};
+use rocksdb::{IngestExternalFileOptions, Options, SstFileWriter, WriteBatch, DBCompressionType};
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+const PENDING_INGEST: &[u8] = b"pending_ingest";
+const TMP_PREFIX: &str = "load-tmp-";
+const MANIFEST: &str = "manifest";
+
+/// A folder of SST files being prepared for one ingest.
+pub(crate) struct IngestBatch {
+    dir: PathBuf,
+    files: Vec<(Table, PathBuf)>,
+    options: Options,
+}
+
+impl IngestBatch {
+    pub(crate) fn new(store: &Store) -> Result<Self, StoreError> {
+        let dir = store.path().join(format!(
+            "{TMP_PREFIX}{}-{}",
+            std::process::id(),
+            store.sequence() + 1
+        ));
+        if dir.exists() {
+            fs::remove_dir_all(&dir)?;
+        }
+        fs::create_dir_all(&dir)?;
+        let mut options = Options::default();
+        options.set_compression_type(DBCompressionType::Zstd);
+        Ok(Self {
+            dir,
+            files: Vec::new(),
+            options,
+        })
+    }
+
+    /// Writes one SST file for `table`; `entries` must be in strictly increasing key order.
+    pub(crate) fn write<K: AsRef<[u8]>, V: AsRef<[u8]>>(
+        &mut self,
+        table: Table,
+        entries: impl IntoIterator<Item = (K, V)>,
+    ) -> Result<(), StoreError> {
+        let path = self
+            .dir
+            .join(format!("{:03}-{}.sst", self.files.len(), table.name()));
+        let mut writer = SstFileWriter::create(&self.options);
+        writer.open(&path)?;
+        let mut any = false;
+        for (key, value) in entries {
+            writer.put(key, value)?;
+            any = true;
+        }
+        if any {
+            writer.finish()?;
+            self.files.push((table, path));
+        } else {
+            drop(writer);
+            let _ = fs::remove_file(&path);
+        }
+        Ok(())
+    }
+
+    /// Ingests every file and sets the writer counters, as one recoverable step.
+    pub(crate) fn commit(self, store: &Store, state: &mut WriterState, last_commit_ms: u64) -> Result<(), StoreError> {
+        let manifest = Manifest {
+            state: state.clone(),
+            last_commit_ms,
+            files: self.files.clone(),
+        };
+        manifest.write(&self.dir)?;
+        let db = store.db();
+        let mut options = rocksdb::WriteOptions::default();
+        options.set_sync(true);
+        let relative = self
+            .dir
+            .file_name()
+            .and_then(|n| n.to_str())
+            .ok_or_else(|| CorruptionError::msg("temporary folder name is not UTF-8"))?;
+        db.put_cf_opt(store.cf(Table::Meta), PENDING_INGEST, relative.as_bytes(), &options)?;
+        apply(store, &self.dir, &manifest)?;
+        store.publish_sequence(state.sequence);
+        Ok(())
+    }
+
+    /// Removes the folder without ingesting anything.
+    pub(crate) fn discard(self) {
+        let _ = fs::remove_dir_all(&self.dir);
+    }
+}
+
+struct Manifest {
+    state: WriterState,
+    last_commit_ms: u64,
+    files: Vec<(Table, PathBuf)>,
+}
+
+impl Manifest {
+    fn write(&self, dir: &Path) -> Result<(), StoreError> {
+        let mut text = format!(
+            "sequence {}\nquad_count {}\nnext_dictionary_id {}\nnext_blank_id {}\nlast_commit_ms {}\n",
+            self.state.sequence,
+            self.state.quad_count,
+            self.state.next_dictionary_id,
+            self.state.next_blank_id,
+            self.last_commit_ms
+        );
+        for (table, path) in &self.files {
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+            text.push_str(&format!("file {} {name}\n", table.name()));
+        }
+        let mut file = fs::File::create(dir.join(MANIFEST))?;
+        file.write_all(text.as_bytes())?;
+        file.sync_all()?;
+        Ok(())
+    }
+
+    fn read(dir: &Path) -> Result<Self, StoreError> {
+        let text = fs::read_to_string(dir.join(MANIFEST))?;
+        let bad = || CorruptionError::msg(format!("malformed load manifest in {}", dir.display()));
+        let mut state = WriterState {
+            next_dictionary_id: 1,
+            next_blank_id: 1,
+            sequence: 0,
+            quad_count: 0,
+        };
+        let mut last_commit_ms = 0;
+        let mut files = Vec::new();
+        for line in text.lines() {
+            let mut parts = line.split(' ');
+            let key = parts.next().ok_or_else(bad)?;
+            let value = parts.next().ok_or_else(bad)?;
+            let number = || value.parse::<u64>().map_err(|_| bad());
+            match key {
+                "sequence" => state.sequence = number()?,
+                "quad_count" => state.quad_count = number()?,
+                "next_dictionary_id" => state.next_dictionary_id = number()?,
+                "next_blank_id" => state.next_blank_id = number()?,
+                "last_commit_ms" => last_commit_ms = number()?,
+                "file" => {
+                    let table = Table::ALL
+                        .into_iter()
+                        .find(|t| t.name() == value)
+                        .ok_or_else(bad)?;
+                    files.push((table, dir.join(parts.next().ok_or_else(bad)?)));
+                }
+                _ => return Err(bad().into()),
+            }
+        }
+        Ok(Self {
+            state,
+            last_commit_ms,
+            files,
+        })
+    }
+}
+
+fn apply(store: &Store, dir: &Path, manifest: &Manifest) -> Result<(), StoreError> {
+    let db = store.db();
+    for (table, path) in &manifest.files {
+        let mut options = IngestExternalFileOptions::default();
+        // Hard-link, do not move: the folder must stay complete until the counters are
+        // written, so that a crash in between can ingest it again.
+        options.set_move_files(false);
+        db.ingest_external_file_cf_opts(store.cf(*table), &options, vec![path])?;
+    }
+    let meta = store.cf(Table::Meta);
+    let mut batch = WriteBatch::default();
+    batch.put_cf(meta, meta_key::SEQUENCE, encode_u64(manifest.state.sequence));
+    batch.put_cf(meta, meta_key::QUAD_COUNT, encode_u64(manifest.state.quad_count));
+    batch.put_cf(meta, meta_key::NEXT_DICTIONARY_ID, encode_u64(manifest.state.next_dictionary_id));
+    batch.put_cf(meta, meta_key::NEXT_BLANK_ID, encode_u64(manifest.state.next_blank_id));
+    batch.put_cf(meta, meta_key::LAST_COMMIT_MS, encode_u64(manifest.last_commit_ms));
+    batch.delete_cf(meta, PENDING_INGEST);
+    let mut options = rocksdb::WriteOptions::default();
+    options.set_sync(true);
+    db.write_opt(batch, &options)?;
+    fs::remove_dir_all(dir)?;
+    Ok(())
+}
+
+/// Finishes a bulk load interrupted between its first ingest and its counters, and removes
+/// the folders of loads that never reached that point. Called at every open.
+pub(crate) fn recover_interrupted_ingest(store: &Store) -> Result<(), StoreError> {
+    if store.options().read_only {
+        return Ok(());
+    }
+    let pending = store.db().get_cf(store.cf(Table::Meta), PENDING_INGEST)?;
+    if let Some(name) = pending {
+        let name = String::from_utf8(name)
+            .map_err(|_| CorruptionError::msg("pending ingest name is not UTF-8"))?;
+        let dir = store.path().join(name);
+        let manifest = Manifest::read(&dir)?;
+        apply(store, &dir, &manifest)?;
+        let mut state = store.lock_writer();
+        *state = manifest.state;
+        store.publish_sequence(state.sequence);
+    }
+    for entry in fs::read_dir(store.path())? {
+        let entry = entry?;
+        if entry.file_name().to_string_lossy().starts_with(TMP_PREFIX) {
+            fs::remove_dir_all(entry.path())?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,170 @@
+//! Reading RDF into the store.
+//!
+//! [`Input`] opens files (decompressing `.gz`, `.bz2`, `.zst` on the fly) and guesses their
+//! syntax; [`parse_into`] adds a document to an open [`Transaction`] (the trickle path used by
+//! SPARQL Update and the Graph Store protocol); [`BulkLoader`] builds sorted index files and
+//! ingests them (the path of `lodestone load`). Either way blank node labels are scoped to the
+//! document they come from, and a syntax error leaves the store as it was unless the load is
+//! lenient.
+
+mod bulk;
+mod ingest;
+mod input;
+
+pub use bulk::{BulkLoader, LoadProgress, LoadReport};
+pub(crate) use ingest::recover_interrupted_ingest;
+pub use input::{format_from_path, Input};
+pub use oxrdfio::RdfFormat;
+
+use crate::encoding::{EncodedQuad, TermId};
+use crate::error::StoreError;
+use crate::quads::writer::Transaction;
+use oxrdf::{BlankNodeRef, GraphName, GraphNameRef, NamedOrBlankNodeRef, QuadRef, TermRef};
+use oxrdfio::{RdfParseError, RdfParser};
+use rustc_hash::FxHashMap;
+use std::io::Read;
+
+/// How to read a document.
+#[derive(Debug, Clone, Default)]
+pub struct ParseOptions {
+    /// The syntax; guessed from the file name when not given.
+    pub format: Option<RdfFormat>,
+    /// Graph for triples (and for the default graph of quad formats); default graph if `None`.
+    pub graph: Option<GraphName>,
+    /// Base IRI for relative IRIs.
+    pub base_iri: Option<String>,
+    /// Skip statements with errors instead of failing.
+    pub lenient: bool,
+}
+
+/// Maps the blank node labels of one document to fresh store blank nodes.
+#[derive(Default)]
+pub struct BlankScope {
+    labels: FxHashMap<String, TermId>,
+}
+
+impl BlankScope {
+    /// The store blank node standing for `label` in this document, minted on first use.
+    pub fn resolve(&mut self, label: BlankNodeRef<'_>, transaction: &mut Transaction<'_>) -> TermId {
+        if let Some(id) = self.labels.get(label.as_str()) {
+            return *id;
+        }
+        let id = transaction.mint_blank_node();
+        self.labels.insert(label.as_str().to_owned(), id);
+        id
+    }
+}
+
+/// Counts of one parsed document.
+#[derive(Debug, Clone, Default)]
+pub struct ParseReport {
+    /// Quads read (duplicates included).
+    pub quads: u64,
+    /// Statements skipped in lenient mode.
+    pub skipped: u64,
+    /// The first few errors skipped in lenient mode, with their positions.
+    pub first_errors: Vec<String>,
+}
+
+/// How many skipped errors a report keeps.
+pub const REPORTED_ERRORS: usize = 10;
+
+/// Formats a parse error as `source:line:column: message`.
+pub fn describe_parse_error(source_name: &str, error: &RdfParseError) -> StoreError {
+    match error {
+        RdfParseError::Io(e) => StoreError::Syntax {
+            source_name: source_name.to_owned(),
+            message: e.to_string(),
+        },
+        RdfParseError::Syntax(e) => {
+            let message = match e.location() {
+                Some(location) => format!(
+                    "line {}, column {}: {e}",
+                    location.start.line + 1,
+                    location.start.column + 1
+                ),
+                None => e.to_string(),
+            };
+            StoreError::Syntax {
+                source_name: source_name.to_owned(),
+                message,
+            }
+        }
+    }
+}
+
+/// Builds the parser for a document.
+pub fn parser_for(format: RdfFormat, options: &ParseOptions) -> Result<RdfParser, StoreError> {
+    let mut parser = RdfParser::from_format(format);
+    if let Some(base) = &options.base_iri {
+        parser = parser
+            .with_base_iri(base.as_str())
+            .map_err(|e| StoreError::Format(format!("invalid base IRI {base}: {e}")))?;
+    }
+    if let Some(graph) = &options.graph {
+        parser = parser.with_default_graph(graph.clone());
+    }
+    if options.lenient {
+        parser = parser.lenient();
+    }
+    Ok(parser)
+}
+
+/// Parses a whole document into a transaction, with its own blank node scope.
+///
+/// On a syntax error (not lenient) returns the error; the caller drops the transaction, so
+/// nothing of the document is committed.
+pub fn parse_into(
+    transaction: &mut Transaction<'_>,
+    reader: impl Read,
+    source_name: &str,
+    options: &ParseOptions,
+) -> Result<ParseReport, StoreError> {
+    let format = options
+        .format
+        .ok_or_else(|| StoreError::Format(format!("{source_name}: unknown RDF syntax")))?;
+    let parser = parser_for(format, options)?;
+    let mut scope = BlankScope::default();
+    let mut report = ParseReport::default();
+    for quad in parser.for_reader(reader) {
+        match quad {
+            Ok(quad) => {
+                let encoded = encode_scoped(transaction, &mut scope, quad.as_ref())?;
+                transaction.insert_encoded(encoded)?;
+                report.quads += 1;
+            }
+            Err(e @ RdfParseError::Syntax(_)) if options.lenient => {
+                report.skipped += 1;
+                if report.first_errors.len() < REPORTED_ERRORS {
+                    report
+                        .first_errors
+                        .push(describe_parse_error(source_name, &e).to_string());
+                }
+            }
+            Err(e) => return Err(describe_parse_error(source_name, &e)),
+        }
+    }
+    Ok(report)
+}
+
+/// Encodes a quad for insertion, mapping its blank nodes through the document's scope.
+pub fn encode_scoped(
+    transaction: &mut Transaction<'_>,
+    scope: &mut BlankScope,
+    quad: QuadRef<'_>,
+) -> Result<EncodedQuad, StoreError> {
+    let subject = match quad.subject {
+        NamedOrBlankNodeRef::BlankNode(b) => scope.resolve(b, transaction),
+        s => transaction.term_id_for_insert(s.into())?,
+    };
+    let predicate = transaction.term_id_for_insert(quad.predicate.into())?;
+    let object = match quad.object {
+        TermRef::BlankNode(b) => scope.resolve(b, transaction),
+        o => transaction.term_id_for_insert(o)?,
+    };
+    let graph = match quad.graph_name {
+        GraphNameRef::BlankNode(b) => scope.resolve(b, transaction),
+        g => transaction.graph_id_for_insert(g)?,
+    };
+    Ok(EncodedQuad::new(subject, predicate, object, graph))
+}

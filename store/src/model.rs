@@ -1,0 +1,3 @@
+//! The RDF data model, re-exported from `oxrdf` so that every crate names terms the same way.
+
+pub use oxrdf::*;

@@ -1,0 +1,4 @@
+//! Reading and writing quads: snapshots with pattern scans, and the write transaction.
+
+pub mod reader;
+pub mod writer;

@@ -1,0 +1,508 @@
+//! Read views: a RocksDB snapshot, optionally with a transaction's uncommitted changes on top.
+
+use crate::changes::SequenceNumber;
+use crate::dictionary::{decode_ids, decode_term, is_hashed_key, lookup_key};
+use crate::encoding::{encode_term_bytes, inline_id, EncodedQuad, Permutation, TermId, TermKind};
+use crate::error::{CorruptionError, StoreError};
+use crate::kv::{meta_key, Table};
+use crate::quads::writer::Overlay;
+use crate::stats::{decode_u64, term_graph_key, StoreCounts, TermGraphUsage, TermUsage};
+use oxrdf::{GraphNameRef, Quad, Term, TermRef};
+use rocksdb::{ColumnFamily, DBRawIterator, ReadOptions, Snapshot, DB};
+use rustc_hash::FxHashMap;
+use std::cell::RefCell;
+
+/// Decoded terms kept per reader; cleared when it grows past this many.
+const DECODE_CACHE_LIMIT: usize = 200_000;
+
+/// A consistent view of the store.
+///
+/// Readers never block the writer and never see a commit that happened after they were
+/// created. Terms met only during a query (computed values, constants absent from the store)
+/// get transient ids that live as long as the reader.
+pub struct Reader<'a> {
+    db: &'a DB,
+    snapshot: Snapshot<'a>,
+    overlay: Option<&'a Overlay>,
+    cache: RefCell<ReaderCache>,
+}
+
+#[derive(Default)]
+struct ReaderCache {
+    decoded: FxHashMap<TermId, Term>,
+    transient_ids: FxHashMap<Term, TermId>,
+    transient_terms: Vec<Term>,
+}
+
+impl<'a> Reader<'a> {
+    pub(crate) fn new(db: &'a DB, overlay: Option<&'a Overlay>) -> Self {
+        Self {
+            db,
+            snapshot: db.snapshot(),
+            overlay,
+            cache: RefCell::default(),
+        }
+    }
+
+    fn cf(&self, table: Table) -> &'a ColumnFamily {
+        #[allow(clippy::expect_used)]
+        self.db
+            .cf_handle(table.name())
+            .expect("every table is opened with the store")
+    }
+
+    fn get(&self, table: Table, key: &[u8]) -> Result<Option<Vec<u8>>, StoreError> {
+        Ok(self.snapshot.get_cf(self.cf(table), key)?)
+    }
+
+    fn read_options(&self, upper_bound: Option<Vec<u8>>) -> ReadOptions {
+        let mut options = ReadOptions::default();
+        options.set_snapshot(&self.snapshot);
+        if let Some(bound) = upper_bound {
+            options.set_iterate_upper_bound(bound);
+        }
+        options
+    }
+
+    /// Quads matching a pattern of ids; `None` is a wildcard. For the graph, `None` means every
+    /// graph including the default one, `Some(TermId::DEFAULT_GRAPH)` the default graph only.
+    pub fn quads_for_pattern(
+        &self,
+        subject: Option<TermId>,
+        predicate: Option<TermId>,
+        object: Option<TermId>,
+        graph: Option<TermId>,
+    ) -> QuadIter<'_> {
+        let (permutation, _) = Permutation::for_pattern(
+            subject.is_some(),
+            predicate.is_some(),
+            object.is_some(),
+            graph.is_some(),
+        );
+        let pattern = [subject, predicate, object, graph];
+        let prefix = permutation.prefix(pattern);
+        let upper = prefix_upper_bound(&prefix);
+        let mut iter = self
+            .db
+            .raw_iterator_cf_opt(self.cf(permutation_table(permutation)), self.read_options(upper));
+        iter.seek(&prefix);
+        let (extra, removed) = match self.overlay {
+            Some(overlay) => (overlay.added_matching(permutation, pattern), Some(overlay)),
+            None => (Vec::new(), None),
+        };
+        QuadIter {
+            permutation,
+            base: iter,
+            prefix,
+            extra: extra.into_iter().peekable(),
+            removed,
+            failed: false,
+        }
+    }
+
+    /// Whether the store holds this exact quad.
+    pub fn contains(&self, quad: &EncodedQuad) -> Result<bool, StoreError> {
+        if let Some(overlay) = self.overlay {
+            if let Some(present) = overlay.contains(quad) {
+                return Ok(present);
+            }
+        }
+        self.contains_in_base(quad)
+    }
+
+    pub(crate) fn contains_in_base(&self, quad: &EncodedQuad) -> Result<bool, StoreError> {
+        Ok(self
+            .get(Table::Spog, &Permutation::Spog.key(quad))?
+            .is_some())
+    }
+
+    /// The id of a term if the store knows it (inlined terms always have one).
+    pub fn term_id(&self, term: TermRef<'_>) -> Result<Option<TermId>, StoreError> {
+        if let Some(id) = inline_id(term) {
+            return Ok(Some(id));
+        }
+        let mut bytes = Vec::new();
+        encode_term_bytes(term, &mut bytes);
+        if let Some(id) = self.overlay.and_then(|o| o.new_term_id(&bytes)) {
+            return Ok(Some(id));
+        }
+        self.dictionary_lookup(&bytes)
+    }
+
+    pub(crate) fn dictionary_lookup(&self, bytes: &[u8]) -> Result<Option<TermId>, StoreError> {
+        let key = lookup_key(bytes);
+        let Some(value) = self.get(Table::TermToId, &key)? else {
+            return Ok(None);
+        };
+        let ids = decode_ids(&value)?;
+        if !is_hashed_key(&key) {
+            return Ok(ids.first().copied());
+        }
+        for id in ids {
+            if self.get(Table::IdToTerm, &id.to_be_bytes())?.as_deref() == Some(bytes) {
+                return Ok(Some(id));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The id of any term: the stored one, or a transient id valid for this reader only.
+    pub fn term_id_or_transient(&self, term: Term) -> Result<TermId, StoreError> {
+        if let Some(id) = self.term_id(term.as_ref())? {
+            return Ok(id);
+        }
+        let mut cache = self.cache.borrow_mut();
+        if let Some(id) = cache.transient_ids.get(&term) {
+            return Ok(*id);
+        }
+        let id = TermId::new(TermKind::Transient, cache.transient_terms.len() as u64);
+        cache.transient_terms.push(term.clone());
+        cache.transient_ids.insert(term, id);
+        Ok(id)
+    }
+
+    /// The term an id stands for.
+    pub fn term(&self, id: TermId) -> Result<Term, StoreError> {
+        if let Some(term) = id.decode_inline() {
+            return Ok(term);
+        }
+        match id.kind() {
+            TermKind::Transient => {
+                let cache = self.cache.borrow();
+                let index = usize::try_from(id.payload()).unwrap_or(usize::MAX);
+                return cache.transient_terms.get(index).cloned().ok_or_else(|| {
+                    CorruptionError::msg(format!("unknown transient term {id:?}")).into()
+                });
+            }
+            TermKind::DefaultGraph => {
+                return Err(CorruptionError::msg("the default graph is not a term").into())
+            }
+            _ => {}
+        }
+        if let Some(term) = self.cache.borrow().decoded.get(&id) {
+            return Ok(term.clone());
+        }
+        if let Some(term) = self.overlay.and_then(|o| o.new_term(id)) {
+            return Ok(term.clone());
+        }
+        let bytes = self
+            .get(Table::IdToTerm, &id.to_be_bytes())?
+            .ok_or_else(|| CorruptionError::msg(format!("no dictionary entry for {id:?}")))?;
+        let term = decode_term(id, &bytes)?;
+        let mut cache = self.cache.borrow_mut();
+        if cache.decoded.len() >= DECODE_CACHE_LIMIT {
+            cache.decoded.clear();
+        }
+        cache.decoded.insert(id, term.clone());
+        Ok(term)
+    }
+
+    /// Encodes a quad of known terms; `None` if one of its terms is not in the store.
+    pub fn encode_quad(&self, quad: oxrdf::QuadRef<'_>) -> Result<Option<EncodedQuad>, StoreError> {
+        let Some(subject) = self.term_id(quad.subject.into())? else {
+            return Ok(None);
+        };
+        let Some(predicate) = self.term_id(quad.predicate.into())? else {
+            return Ok(None);
+        };
+        let Some(object) = self.term_id(quad.object)? else {
+            return Ok(None);
+        };
+        let Some(graph) = self.graph_id(quad.graph_name)? else {
+            return Ok(None);
+        };
+        Ok(Some(EncodedQuad::new(subject, predicate, object, graph)))
+    }
+
+    /// The id of a graph name; `None` if it is a named graph the store does not know.
+    pub fn graph_id(&self, graph: GraphNameRef<'_>) -> Result<Option<TermId>, StoreError> {
+        match graph {
+            GraphNameRef::DefaultGraph => Ok(Some(TermId::DEFAULT_GRAPH)),
+            GraphNameRef::NamedNode(n) => self.term_id(n.into()),
+            GraphNameRef::BlankNode(b) => self.term_id(b.into()),
+        }
+    }
+
+    /// Decodes a quad.
+    pub fn decode_quad(&self, quad: &EncodedQuad) -> Result<Quad, StoreError> {
+        let subject: oxrdf::NamedOrBlankNode = match self.term(quad.subject)? {
+            Term::NamedNode(n) => n.into(),
+            Term::BlankNode(b) => b.into(),
+            Term::Literal(_) => return Err(CorruptionError::msg("literal subject").into()),
+            #[allow(unreachable_patterns)]
+            _ => return Err(CorruptionError::msg("unsupported subject").into()),
+        };
+        let Term::NamedNode(predicate) = self.term(quad.predicate)? else {
+            return Err(CorruptionError::msg("predicate is not an IRI").into());
+        };
+        let object = self.term(quad.object)?;
+        let graph_name = if quad.graph.is_default_graph() {
+            oxrdf::GraphName::DefaultGraph
+        } else {
+            match self.term(quad.graph)? {
+                Term::NamedNode(n) => n.into(),
+                Term::BlankNode(b) => b.into(),
+                _ => return Err(CorruptionError::msg("graph name is a literal").into()),
+            }
+        };
+        Ok(Quad::new(subject, predicate, object, graph_name))
+    }
+
+    /// Every quad of the store, decoded, in graph order.
+    pub fn all_quads(&self) -> impl Iterator<Item = Result<Quad, StoreError>> + '_ {
+        self.quads_for_pattern(None, None, None, None)
+            .map(move |q| self.decode_quad(&q?))
+    }
+
+    /// The named graphs that exist (created, or holding quads).
+    pub fn named_graphs(&self) -> Result<Vec<TermId>, StoreError> {
+        let mut iter = self
+            .db
+            .raw_iterator_cf_opt(self.cf(Table::Graphs), self.read_options(None));
+        iter.seek_to_first();
+        let mut graphs = Vec::new();
+        while let Some(key) = iter.key() {
+            let id = decode_id_key(key)?;
+            if self.overlay.is_none_or(|o| !o.is_dropped_graph(id)) {
+                graphs.push(id);
+            }
+            iter.next();
+        }
+        iter.status()?;
+        if let Some(overlay) = self.overlay {
+            for id in overlay.created_graphs() {
+                if let Err(pos) = graphs.binary_search(&id) {
+                    graphs.insert(pos, id);
+                }
+            }
+        }
+        Ok(graphs)
+    }
+
+    /// Whether a named graph exists.
+    pub fn contains_named_graph(&self, graph: TermId) -> Result<bool, StoreError> {
+        if let Some(overlay) = self.overlay {
+            if overlay.is_dropped_graph(graph) {
+                return Ok(false);
+            }
+            if overlay.is_created_graph(graph) {
+                return Ok(true);
+            }
+        }
+        Ok(self.get(Table::Graphs, &graph.to_be_bytes())?.is_some())
+    }
+
+    /// Usage counters of a term (all zero for an unknown term). Committed state only.
+    pub fn usage(&self, term: TermId) -> Result<TermUsage, StoreError> {
+        Ok(match self.get(Table::TermStats, &term.to_be_bytes())? {
+            Some(v) => TermUsage::decode(&v)?,
+            None => TermUsage::default(),
+        })
+    }
+
+    /// The graphs a term appears in with how many positions it fills there, most used
+    /// first, at most `limit`. Committed state only.
+    pub fn term_graphs(&self, term: TermId, limit: usize) -> Result<Vec<TermGraphUsage>, StoreError> {
+        let prefix = term.to_be_bytes().to_vec();
+        let mut iter = self.db.raw_iterator_cf_opt(
+            self.cf(Table::TermGraph),
+            self.read_options(prefix_upper_bound(&prefix)),
+        );
+        iter.seek(&prefix);
+        let mut out = Vec::new();
+        while let (Some(key), Some(value)) = (iter.key(), iter.value()) {
+            let graph = decode_id_key(key.get(8..).unwrap_or_default())?;
+            out.push(TermGraphUsage {
+                graph,
+                positions: decode_u64(value)?,
+            });
+            iter.next();
+        }
+        iter.status()?;
+        out.sort_by(|a, b| b.positions.cmp(&a.positions).then(a.graph.cmp(&b.graph)));
+        out.truncate(limit);
+        Ok(out)
+    }
+
+    /// How many positions a term fills in one graph. Committed state only.
+    pub fn term_graph_positions(&self, term: TermId, graph: TermId) -> Result<u64, StoreError> {
+        self.get(Table::TermGraph, &term_graph_key(term, graph))?
+            .map_or(Ok(0), |v| Ok(decode_u64(&v)?))
+    }
+
+    /// Number of `rdf:type` quads with `class` as object. Committed state only.
+    pub fn class_instances(&self, class: TermId) -> Result<u64, StoreError> {
+        self.get(Table::ClassStats, &class.to_be_bytes())?
+            .map_or(Ok(0), |v| Ok(decode_u64(&v)?))
+    }
+
+    /// Classes with their instance counts, most instances first, at most `limit`.
+    pub fn top_classes(&self, limit: usize) -> Result<Vec<(TermId, u64)>, StoreError> {
+        let mut iter = self
+            .db
+            .raw_iterator_cf_opt(self.cf(Table::ClassStats), self.read_options(None));
+        iter.seek_to_first();
+        let mut out = Vec::new();
+        while let (Some(key), Some(value)) = (iter.key(), iter.value()) {
+            out.push((decode_id_key(key)?, decode_u64(value)?));
+            iter.next();
+        }
+        iter.status()?;
+        out.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        out.truncate(limit);
+        Ok(out)
+    }
+
+    /// Store-wide totals. Committed state only; `subjects` and `predicates` are RocksDB
+    /// estimates of the counter table split by a scan, so they are exact but cost a scan of
+    /// the statistics table.
+    pub fn counts(&self) -> Result<StoreCounts, StoreError> {
+        let meta = |key: &[u8]| -> Result<u64, StoreError> {
+            self.get(Table::Meta, key)?
+                .map_or(Ok(0), |v| Ok(decode_u64(&v)?))
+        };
+        let mut counts = StoreCounts {
+            quads: meta(meta_key::QUAD_COUNT)?,
+            sequence: meta(meta_key::SEQUENCE)?,
+            ..StoreCounts::default()
+        };
+        let scan = |table: Table, f: &mut dyn FnMut(&[u8], &[u8]) -> Result<(), StoreError>| {
+            let mut iter = self
+                .db
+                .raw_iterator_cf_opt(self.cf(table), self.read_options(None));
+            iter.seek_to_first();
+            while let (Some(k), Some(v)) = (iter.key(), iter.value()) {
+                f(k, v)?;
+                iter.next();
+            }
+            iter.status()?;
+            Ok::<_, StoreError>(())
+        };
+        scan(Table::TermStats, &mut |_, v| {
+            let usage = TermUsage::decode(v)?;
+            counts.subjects += u64::from(usage.as_subject > 0);
+            counts.predicates += u64::from(usage.as_predicate > 0);
+            Ok(())
+        })?;
+        scan(Table::ClassStats, &mut |_, _| {
+            counts.classes += 1;
+            Ok(())
+        })?;
+        scan(Table::Graphs, &mut |_, _| {
+            counts.named_graphs += 1;
+            Ok(())
+        })?;
+        scan(Table::IdToTerm, &mut |_, _| {
+            counts.dictionary_terms += 1;
+            Ok(())
+        })?;
+        Ok(counts)
+    }
+
+    /// Sequence number of the last commit visible to this reader.
+    pub fn sequence(&self) -> Result<SequenceNumber, StoreError> {
+        self.get(Table::Meta, meta_key::SEQUENCE)?
+            .map_or(Ok(0), |v| Ok(decode_u64(&v)?))
+    }
+
+    /// Unix time in milliseconds of the last commit visible to this reader.
+    pub fn last_commit_ms(&self) -> Result<u64, StoreError> {
+        self.get(Table::Meta, meta_key::LAST_COMMIT_MS)?
+            .map_or(Ok(0), |v| Ok(decode_u64(&v)?))
+    }
+}
+
+/// Quads of one pattern, in the order of the index that serves it.
+pub struct QuadIter<'a> {
+    permutation: Permutation,
+    base: DBRawIterator<'a>,
+    prefix: Vec<u8>,
+    extra: std::iter::Peekable<std::vec::IntoIter<EncodedQuad>>,
+    removed: Option<&'a Overlay>,
+    failed: bool,
+}
+
+impl QuadIter<'_> {
+    fn next_base(&mut self) -> Option<Result<EncodedQuad, StoreError>> {
+        loop {
+            let key = self.base.key()?;
+            if !key.starts_with(&self.prefix) {
+                return None;
+            }
+            let quad = match self.permutation.decode(key) {
+                Some(q) => q,
+                None => return Some(Err(CorruptionError::msg("malformed quad key").into())),
+            };
+            if self.removed.is_some_and(|o| o.is_removed(&quad)) {
+                self.base.next();
+                continue;
+            }
+            return Some(Ok(quad));
+        }
+    }
+}
+
+impl Iterator for QuadIter<'_> {
+    type Item = Result<EncodedQuad, StoreError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.failed {
+            return None;
+        }
+        let base = match self.next_base() {
+            Some(Ok(q)) => Some(q),
+            Some(Err(e)) => {
+                self.failed = true;
+                return Some(Err(e));
+            }
+            None => {
+                if let Err(e) = self.base.status() {
+                    self.failed = true;
+                    return Some(Err(e.into()));
+                }
+                None
+            }
+        };
+        let take_extra = match (base, self.extra.peek()) {
+            (Some(b), Some(e)) => self.permutation.key(e) < self.permutation.key(&b),
+            (None, Some(_)) => true,
+            _ => false,
+        };
+        if take_extra {
+            return self.extra.next().map(Ok);
+        }
+        let quad = base?;
+        self.base.next();
+        Some(Ok(quad))
+    }
+}
+
+pub(crate) fn permutation_table(permutation: Permutation) -> Table {
+    match permutation {
+        Permutation::Spog => Table::Spog,
+        Permutation::Posg => Table::Posg,
+        Permutation::Ospg => Table::Ospg,
+        Permutation::Gspo => Table::Gspo,
+        Permutation::Gpos => Table::Gpos,
+        Permutation::Gosp => Table::Gosp,
+    }
+}
+
+/// The smallest key greater than every key starting with `prefix` (`None`: no bound).
+pub(crate) fn prefix_upper_bound(prefix: &[u8]) -> Option<Vec<u8>> {
+    let mut bound = prefix.to_vec();
+    while let Some(last) = bound.pop() {
+        if last < u8::MAX {
+            bound.push(last + 1);
+            return Some(bound);
+        }
+    }
+    None
+}
+
+fn decode_id_key(key: &[u8]) -> Result<TermId, StoreError> {
+    let bytes: [u8; 8] = key
+        .try_into()
+        .map_err(|_| CorruptionError::msg("id key of the wrong length"))?;
+    Ok(TermId::from_be_bytes(bytes))
+}

@@ -1,0 +1,528 @@
+//! The write transaction.
+//!
+//! One transaction at a time holds the writer lock. Changes collect in an [`Overlay`] that the
+//! transaction's own reads see; [`Transaction::commit`] turns them into one RocksDB write batch
+//! holding the index entries, the dictionary entries of new terms, the updated statistics, the
+//! reclaimed terms and the change log entry. Dropping a transaction discards it.
+
+use crate::changes::{ChangeBatch, SequenceNumber};
+use crate::dictionary::{decode_ids, encode_ids, is_hashed_key, lookup_key};
+use crate::encoding::{encode_term_bytes, inline_id, EncodedQuad, Permutation, TermId, TermKind};
+use crate::error::{CorruptionError, StoreError};
+use crate::kv::{meta_key, Table};
+use crate::quads::reader::{permutation_table, Reader};
+use crate::stats::{decode_u64, encode_u64, term_graph_key, TermUsage, UsageDelta};
+use crate::store::{Store, WriterState};
+use oxrdf::vocab::rdf;
+use oxrdf::{GraphNameRef, QuadRef, Term, TermRef};
+use rocksdb::WriteBatch;
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::sync::MutexGuard;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// Uncommitted changes of a transaction, visible to its own reads.
+#[derive(Default)]
+pub(crate) struct Overlay {
+    added: FxHashSet<EncodedQuad>,
+    removed: FxHashSet<EncodedQuad>,
+    new_terms: FxHashMap<Vec<u8>, TermId>,
+    new_terms_by_id: FxHashMap<TermId, Term>,
+    created_graphs: FxHashSet<TermId>,
+    dropped_graphs: FxHashSet<TermId>,
+}
+
+impl Overlay {
+    pub(crate) fn added_matching(
+        &self,
+        permutation: Permutation,
+        pattern: [Option<TermId>; 4],
+    ) -> Vec<EncodedQuad> {
+        let mut out: Vec<EncodedQuad> = self
+            .added
+            .iter()
+            .filter(|q| {
+                q.terms()
+                    .iter()
+                    .zip(pattern)
+                    .all(|(t, p)| p.is_none_or(|p| p == *t))
+            })
+            .copied()
+            .collect();
+        out.sort_unstable_by_key(|q| permutation.key(q));
+        out
+    }
+
+    /// `Some(true)` if added, `Some(false)` if removed, `None` if untouched.
+    pub(crate) fn contains(&self, quad: &EncodedQuad) -> Option<bool> {
+        if self.added.contains(quad) {
+            Some(true)
+        } else if self.removed.contains(quad) {
+            Some(false)
+        } else {
+            None
+        }
+    }
+
+    pub(crate) fn is_removed(&self, quad: &EncodedQuad) -> bool {
+        self.removed.contains(quad)
+    }
+
+    pub(crate) fn new_term_id(&self, bytes: &[u8]) -> Option<TermId> {
+        self.new_terms.get(bytes).copied()
+    }
+
+    pub(crate) fn new_term(&self, id: TermId) -> Option<&Term> {
+        self.new_terms_by_id.get(&id)
+    }
+
+    pub(crate) fn is_dropped_graph(&self, graph: TermId) -> bool {
+        self.dropped_graphs.contains(&graph)
+    }
+
+    pub(crate) fn is_created_graph(&self, graph: TermId) -> bool {
+        self.created_graphs.contains(&graph)
+    }
+
+    pub(crate) fn created_graphs(&self) -> impl Iterator<Item = TermId> + '_ {
+        self.created_graphs.iter().copied()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.added.is_empty()
+            && self.removed.is_empty()
+            && self.created_graphs.is_empty()
+            && self.dropped_graphs.is_empty()
+    }
+}
+
+/// The store's single write transaction.
+pub struct Transaction<'a> {
+    store: &'a Store,
+    state: MutexGuard<'a, WriterState>,
+    next_dictionary_id: u64,
+    next_blank_id: u64,
+    overlay: Overlay,
+    term_buffer: Vec<u8>,
+}
+
+impl<'a> Transaction<'a> {
+    pub(crate) fn new(store: &'a Store, state: MutexGuard<'a, WriterState>) -> Self {
+        Self {
+            store,
+            next_dictionary_id: state.next_dictionary_id,
+            next_blank_id: state.next_blank_id,
+            state,
+            overlay: Overlay::default(),
+            term_buffer: Vec::new(),
+        }
+    }
+
+    /// A read view of the store with this transaction's changes applied.
+    pub fn reader(&self) -> Reader<'_> {
+        Reader::new(self.store.db(), Some(&self.overlay))
+    }
+
+    /// A fresh blank node, never used before in this store.
+    pub fn mint_blank_node(&mut self) -> TermId {
+        let id = TermId::new(TermKind::MintedBlank, self.next_blank_id);
+        self.next_blank_id += 1;
+        id
+    }
+
+    /// The id of a term, adding it to the dictionary (at commit) if it is new.
+    pub fn term_id_for_insert(&mut self, term: TermRef<'_>) -> Result<TermId, StoreError> {
+        if let Some(id) = inline_id(term) {
+            return Ok(id);
+        }
+        let mut bytes = std::mem::take(&mut self.term_buffer);
+        encode_term_bytes(term, &mut bytes);
+        let found = match self.overlay.new_terms.get(&bytes) {
+            Some(id) => Some(*id),
+            None => self.committed_term_id(&bytes)?,
+        };
+        let id = match found {
+            Some(id) => id,
+            None => {
+                let kind = match term {
+                    TermRef::NamedNode(_) => TermKind::Iri,
+                    TermRef::BlankNode(_) => TermKind::NamedBlank,
+                    _ => TermKind::Literal,
+                };
+                let id = TermId::new(kind, self.next_dictionary_id);
+                self.next_dictionary_id += 1;
+                self.overlay.new_terms.insert(bytes.clone(), id);
+                self.overlay.new_terms_by_id.insert(id, term.into_owned());
+                id
+            }
+        };
+        self.term_buffer = bytes;
+        Ok(id)
+    }
+
+    fn committed_term_id(&self, bytes: &[u8]) -> Result<Option<TermId>, StoreError> {
+        let db = self.store.db();
+        let key = lookup_key(bytes);
+        let Some(value) = db.get_cf(self.store.cf(Table::TermToId), &key)? else {
+            return Ok(None);
+        };
+        let ids = decode_ids(&value)?;
+        if !is_hashed_key(&key) {
+            return Ok(ids.first().copied());
+        }
+        for id in ids {
+            if db.get_cf(self.store.cf(Table::IdToTerm), id.to_be_bytes())?.as_deref() == Some(bytes) {
+                return Ok(Some(id));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The id of a graph name, adding it to the dictionary if it is new.
+    pub fn graph_id_for_insert(&mut self, graph: GraphNameRef<'_>) -> Result<TermId, StoreError> {
+        match graph {
+            GraphNameRef::DefaultGraph => Ok(TermId::DEFAULT_GRAPH),
+            GraphNameRef::NamedNode(n) => self.term_id_for_insert(n.into()),
+            GraphNameRef::BlankNode(b) => self.term_id_for_insert(b.into()),
+        }
+    }
+
+    /// Adds a quad; returns whether it was new.
+    pub fn insert(&mut self, quad: QuadRef<'_>) -> Result<bool, StoreError> {
+        let encoded = EncodedQuad::new(
+            self.term_id_for_insert(quad.subject.into())?,
+            self.term_id_for_insert(quad.predicate.into())?,
+            self.term_id_for_insert(quad.object)?,
+            self.graph_id_for_insert(quad.graph_name)?,
+        );
+        self.insert_encoded(encoded)
+    }
+
+    /// Adds a quad of ids obtained from this transaction; returns whether it was new.
+    pub fn insert_encoded(&mut self, quad: EncodedQuad) -> Result<bool, StoreError> {
+        if !quad.graph.is_default_graph() {
+            self.ensure_graph(quad.graph)?;
+        }
+        if self.overlay.removed.remove(&quad) {
+            return Ok(true);
+        }
+        if self.overlay.added.contains(&quad) || self.contains_committed(&quad)? {
+            return Ok(false);
+        }
+        self.overlay.added.insert(quad);
+        Ok(true)
+    }
+
+    /// Removes a quad; returns whether it was there.
+    pub fn remove(&mut self, quad: QuadRef<'_>) -> Result<bool, StoreError> {
+        let encoded = self.reader().encode_quad(quad)?;
+        match encoded {
+            Some(q) => self.remove_encoded(q),
+            None => Ok(false),
+        }
+    }
+
+    /// Removes a quad of ids; returns whether it was there.
+    pub fn remove_encoded(&mut self, quad: EncodedQuad) -> Result<bool, StoreError> {
+        if self.overlay.added.remove(&quad) {
+            return Ok(true);
+        }
+        if self.overlay.removed.contains(&quad) || !self.contains_committed(&quad)? {
+            return Ok(false);
+        }
+        self.overlay.removed.insert(quad);
+        Ok(true)
+    }
+
+    fn contains_committed(&self, quad: &EncodedQuad) -> Result<bool, StoreError> {
+        Ok(self
+            .store
+            .db()
+            .get_pinned_cf(self.store.cf(Table::Spog), Permutation::Spog.key(quad))?
+            .is_some())
+    }
+
+    fn graph_committed(&self, graph: TermId) -> Result<bool, StoreError> {
+        Ok(self
+            .store
+            .db()
+            .get_pinned_cf(self.store.cf(Table::Graphs), graph.to_be_bytes())?
+            .is_some())
+    }
+
+    fn ensure_graph(&mut self, graph: TermId) -> Result<(), StoreError> {
+        if self.overlay.created_graphs.contains(&graph) {
+            return Ok(());
+        }
+        if self.graph_committed(graph)? {
+            self.overlay.dropped_graphs.remove(&graph);
+        } else {
+            self.overlay.created_graphs.insert(graph);
+        }
+        Ok(())
+    }
+
+    /// Removes every quad of a graph (the default graph included); a named graph stays
+    /// as an empty graph. Returns the number of quads removed.
+    pub fn clear_graph(&mut self, graph: TermId) -> Result<usize, StoreError> {
+        let quads = self
+            .reader()
+            .quads_for_pattern(None, None, None, Some(graph))
+            .collect::<Result<Vec<_>, _>>()?;
+        let count = quads.len();
+        for quad in quads {
+            self.remove_encoded(quad)?;
+        }
+        Ok(count)
+    }
+
+    /// Creates an empty named graph; returns false if it existed.
+    pub fn create_graph(&mut self, graph: TermId) -> Result<bool, StoreError> {
+        let exists = self.reader().contains_named_graph(graph)?;
+        if !exists {
+            self.ensure_graph(graph)?;
+        }
+        Ok(!exists)
+    }
+
+    /// Removes a named graph and its quads; returns false if it did not exist.
+    pub fn drop_graph(&mut self, graph: TermId) -> Result<bool, StoreError> {
+        let existed = self.reader().contains_named_graph(graph)?;
+        self.clear_graph(graph)?;
+        self.overlay.created_graphs.remove(&graph);
+        if self.graph_committed(graph)? {
+            self.overlay.dropped_graphs.insert(graph);
+        }
+        Ok(existed)
+    }
+
+    /// Replaces the content of a graph with the given quads (their graph position is ignored).
+    pub fn replace_graph(
+        &mut self,
+        graph: TermId,
+        quads: impl IntoIterator<Item = EncodedQuad>,
+    ) -> Result<(), StoreError> {
+        self.clear_graph(graph)?;
+        if !graph.is_default_graph() {
+            self.ensure_graph(graph)?;
+        }
+        for quad in quads {
+            self.insert_encoded(EncodedQuad { graph, ..quad })?;
+        }
+        Ok(())
+    }
+
+    /// Number of quads added and removed so far.
+    pub fn pending(&self) -> (usize, usize) {
+        (self.overlay.added.len(), self.overlay.removed.len())
+    }
+
+    /// Writes every change in one atomic batch and returns the commit's sequence number
+    /// (the previous one if nothing changed).
+    pub fn commit(mut self) -> Result<SequenceNumber, StoreError> {
+        if self.overlay.is_empty() {
+            return Ok(self.state.sequence);
+        }
+        let store = self.store;
+        let db = store.db();
+        let rdf_type = self.reader().term_id(rdf::TYPE.into())?;
+        let mut batch = WriteBatch::default();
+        let mut term_deltas: FxHashMap<TermId, UsageDelta> = FxHashMap::default();
+        let mut term_graph_deltas: FxHashMap<(TermId, TermId), i64> = FxHashMap::default();
+        let mut class_deltas: FxHashMap<TermId, i64> = FxHashMap::default();
+        let mut subjects = Vec::new();
+        let mut quad_delta: i64 = 0;
+
+        let changes = self
+            .overlay
+            .added
+            .iter()
+            .map(|q| (q, 1_i64))
+            .chain(self.overlay.removed.iter().map(|q| (q, -1_i64)));
+        for (quad, sign) in changes {
+            for permutation in Permutation::ALL {
+                let cf = store.cf(permutation_table(permutation));
+                if sign > 0 {
+                    batch.put_cf(cf, permutation.key(quad), []);
+                } else {
+                    batch.delete_cf(cf, permutation.key(quad));
+                }
+            }
+            quad_delta += sign;
+            subjects.push(quad.subject);
+            term_deltas.entry(quad.subject).or_default().as_subject += sign;
+            term_deltas.entry(quad.predicate).or_default().as_predicate += sign;
+            term_deltas.entry(quad.object).or_default().as_object += sign;
+            if !quad.graph.is_default_graph() {
+                term_deltas.entry(quad.graph).or_default().as_graph += sign;
+            }
+            for term in [quad.subject, quad.predicate, quad.object] {
+                *term_graph_deltas.entry((term, quad.graph)).or_default() += sign;
+            }
+            if Some(quad.predicate) == rdf_type {
+                *class_deltas.entry(quad.object).or_default() += sign;
+            }
+        }
+
+        // Per term and graph: positions, and whether the term entered or left the graph.
+        let term_graph_keys: Vec<_> = term_graph_deltas.keys().copied().collect();
+        let current = db.batched_multi_get_cf(
+            store.cf(Table::TermGraph),
+            term_graph_keys.iter().map(|(t, g)| term_graph_key(*t, *g)),
+            false,
+        );
+        for ((term, graph), value) in term_graph_keys.iter().zip(current) {
+            let old = value?.map_or(Ok(0), |v| decode_u64(&v))?;
+            let new = old.saturating_add_signed(term_graph_deltas[&(*term, *graph)]);
+            let key = term_graph_key(*term, *graph);
+            if new == 0 {
+                batch.delete_cf(store.cf(Table::TermGraph), key);
+            } else {
+                batch.put_cf(store.cf(Table::TermGraph), key, encode_u64(new));
+            }
+            if old == 0 && new > 0 {
+                term_deltas.entry(*term).or_default().graphs += 1;
+            } else if old > 0 && new == 0 {
+                term_deltas.entry(*term).or_default().graphs -= 1;
+            }
+        }
+
+        // Graph existence, before term reclamation: an existing empty graph keeps its name.
+        for graph in &self.overlay.created_graphs {
+            batch.put_cf(store.cf(Table::Graphs), graph.to_be_bytes(), []);
+        }
+        for graph in &self.overlay.dropped_graphs {
+            batch.delete_cf(store.cf(Table::Graphs), graph.to_be_bytes());
+            term_deltas.entry(*graph).or_default();
+        }
+        for graph in &self.overlay.created_graphs {
+            term_deltas.entry(*graph).or_default();
+        }
+
+        // Per term: counters; reclaim terms nothing refers to any more.
+        let terms: Vec<TermId> = term_deltas.keys().copied().collect();
+        let current = db.batched_multi_get_cf(
+            store.cf(Table::TermStats),
+            terms.iter().map(|t| t.to_be_bytes()),
+            false,
+        );
+        let mut new_terms_written = FxHashSet::default();
+        for (term, value) in terms.iter().zip(current) {
+            let mut usage = value?.map_or(Ok(TermUsage::default()), |v| TermUsage::decode(&v))?;
+            usage.apply(&term_deltas[term]);
+            let unused = usage.is_unused();
+            let is_new = self.overlay.new_terms_by_id.contains_key(term);
+            // An existing (possibly empty) named graph keeps its name in the dictionary.
+            let graph_exists = unused
+                && term.kind().is_in_dictionary()
+                && (self.overlay.created_graphs.contains(term)
+                    || (!self.overlay.dropped_graphs.contains(term)
+                        && self.graph_committed(*term)?));
+            if unused {
+                batch.delete_cf(store.cf(Table::TermStats), term.to_be_bytes());
+                if !graph_exists && !is_new && term.kind().is_in_dictionary() {
+                    self.reclaim_term(*term, &mut batch)?;
+                }
+            } else {
+                batch.put_cf(store.cf(Table::TermStats), term.to_be_bytes(), usage.encode());
+            }
+            if is_new && (!unused || graph_exists) {
+                new_terms_written.insert(*term);
+            }
+        }
+        for (bytes, id) in &self.overlay.new_terms {
+            if new_terms_written.contains(id) {
+                self.write_new_term(bytes, *id, &mut batch)?;
+            }
+        }
+
+        // Classes.
+        let classes: Vec<TermId> = class_deltas.keys().copied().collect();
+        let current = db.batched_multi_get_cf(
+            store.cf(Table::ClassStats),
+            classes.iter().map(|t| t.to_be_bytes()),
+            false,
+        );
+        for (class, value) in classes.iter().zip(current) {
+            let old = value?.map_or(Ok(0), |v| decode_u64(&v))?;
+            let new = old.saturating_add_signed(class_deltas[class]);
+            if new == 0 {
+                batch.delete_cf(store.cf(Table::ClassStats), class.to_be_bytes());
+            } else {
+                batch.put_cf(store.cf(Table::ClassStats), class.to_be_bytes(), encode_u64(new));
+            }
+        }
+
+        // Change log and counters.
+        let sequence = self.state.sequence + 1;
+        subjects.sort_unstable();
+        subjects.dedup();
+        batch.put_cf(
+            store.cf(Table::Changes),
+            sequence.to_be_bytes(),
+            ChangeBatch::encode_subjects(&subjects),
+        );
+        let quad_count = self.state.quad_count.saturating_add_signed(quad_delta);
+        let meta = store.cf(Table::Meta);
+        batch.put_cf(meta, meta_key::SEQUENCE, encode_u64(sequence));
+        batch.put_cf(meta, meta_key::QUAD_COUNT, encode_u64(quad_count));
+        batch.put_cf(meta, meta_key::NEXT_DICTIONARY_ID, encode_u64(self.next_dictionary_id));
+        batch.put_cf(meta, meta_key::NEXT_BLANK_ID, encode_u64(self.next_blank_id));
+        batch.put_cf(meta, meta_key::LAST_COMMIT_MS, encode_u64(now_ms()));
+        db.write_opt(batch, &store.write_options())?;
+
+        self.state.sequence = sequence;
+        self.state.quad_count = quad_count;
+        self.state.next_dictionary_id = self.next_dictionary_id;
+        self.state.next_blank_id = self.next_blank_id;
+        store.publish_sequence(sequence);
+        Ok(sequence)
+    }
+
+    fn write_new_term(&self, bytes: &[u8], id: TermId, batch: &mut WriteBatch) -> Result<(), StoreError> {
+        let store = self.store;
+        batch.put_cf(store.cf(Table::IdToTerm), id.to_be_bytes(), bytes);
+        let key = lookup_key(bytes);
+        let mut ids = if is_hashed_key(&key) {
+            match store.db().get_cf(store.cf(Table::TermToId), &key)? {
+                Some(v) => decode_ids(&v)?,
+                None => Vec::new(),
+            }
+        } else {
+            Vec::new()
+        };
+        ids.push(id);
+        batch.put_cf(store.cf(Table::TermToId), key, encode_ids(&ids));
+        Ok(())
+    }
+
+    fn reclaim_term(&self, id: TermId, batch: &mut WriteBatch) -> Result<(), StoreError> {
+        let store = self.store;
+        let db = store.db();
+        let Some(bytes) = db.get_cf(store.cf(Table::IdToTerm), id.to_be_bytes())? else {
+            return Err(CorruptionError::msg(format!("no dictionary entry for used term {id:?}")).into());
+        };
+        batch.delete_cf(store.cf(Table::IdToTerm), id.to_be_bytes());
+        let key = lookup_key(&bytes);
+        if is_hashed_key(&key) {
+            let mut ids = match db.get_cf(store.cf(Table::TermToId), &key)? {
+                Some(v) => decode_ids(&v)?,
+                None => Vec::new(),
+            };
+            ids.retain(|i| *i != id);
+            if ids.is_empty() {
+                batch.delete_cf(store.cf(Table::TermToId), key);
+            } else {
+                batch.put_cf(store.cf(Table::TermToId), key, encode_ids(&ids));
+            }
+        } else {
+            batch.delete_cf(store.cf(Table::TermToId), key);
+        }
+        Ok(())
+    }
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}

@@ -1,0 +1,67 @@
+//! The store as a `spareval` dataset: internal terms are [`TermId`]s, decoded only when a
+//! result needs them.
+
+use crate::encoding::{TermId, TermKind};
+use crate::error::StoreError;
+use crate::quads::reader::Reader;
+use oxrdf::Term;
+use spareval::{InternalQuad, QueryableDataset};
+
+fn is_transient(id: Option<&TermId>) -> bool {
+    id.is_some_and(|id| id.kind() == TermKind::Transient)
+}
+
+impl<'a> QueryableDataset<'a> for &'a Reader<'a> {
+    type InternalTerm = TermId;
+    type Error = StoreError;
+
+    fn internal_quads_for_pattern(
+        &self,
+        subject: Option<&TermId>,
+        predicate: Option<&TermId>,
+        object: Option<&TermId>,
+        graph_name: Option<Option<&TermId>>,
+    ) -> impl Iterator<Item = Result<InternalQuad<TermId>, StoreError>> + use<'a> {
+        let reader: &'a Reader<'a> = self;
+        // A term the store does not hold matches nothing.
+        let unknown = is_transient(subject)
+            || is_transient(predicate)
+            || is_transient(object)
+            || graph_name.is_some_and(|g| is_transient(g));
+        let graph = graph_name.map(|g| g.copied().unwrap_or(TermId::DEFAULT_GRAPH));
+        let quads = (!unknown).then(|| {
+            reader.quads_for_pattern(subject.copied(), predicate.copied(), object.copied(), graph)
+        });
+        quads.into_iter().flatten().map(|quad| {
+            let quad = quad?;
+            Ok(InternalQuad {
+                subject: quad.subject,
+                predicate: quad.predicate,
+                object: quad.object,
+                graph_name: (!quad.graph.is_default_graph()).then_some(quad.graph),
+            })
+        })
+    }
+
+    fn internal_named_graphs(&self) -> impl Iterator<Item = Result<TermId, StoreError>> + use<'a> {
+        match self.named_graphs() {
+            Ok(graphs) => graphs.into_iter().map(Ok).collect::<Vec<_>>().into_iter(),
+            Err(e) => vec![Err(e)].into_iter(),
+        }
+    }
+
+    fn contains_internal_graph_name(&self, graph_name: &TermId) -> Result<bool, StoreError> {
+        if graph_name.kind() == TermKind::Transient {
+            return Ok(false);
+        }
+        self.contains_named_graph(*graph_name)
+    }
+
+    fn internalize_term(&self, term: Term) -> Result<TermId, StoreError> {
+        self.term_id_or_transient(term)
+    }
+
+    fn externalize_term(&self, term: TermId) -> Result<Term, StoreError> {
+        self.term(term)
+    }
+}

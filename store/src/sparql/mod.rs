@@ -1,0 +1,110 @@
+//! SPARQL 1.1 over the store: queries evaluated by `spareval` on a [`Reader`] with internal
+//! ids, and updates applied as one [`crate::Transaction`] per request.
+
+mod dataset;
+mod update;
+
+pub use spareval::{CancellationToken, QueryResults, QuerySolution, QuerySolutionIter};
+pub use spargebra::{Query, SparqlParser, SparqlSyntaxError, Update};
+pub use update::{execute_update, UpdateOptions};
+
+use crate::error::StoreError;
+use crate::quads::reader::Reader;
+use oxrdf::{GraphName, NamedNode, NamedOrBlankNode};
+use spareval::{QueryEvaluationError, QueryEvaluator};
+
+/// How a query is evaluated.
+#[derive(Clone, Default)]
+pub struct QueryOptions {
+    /// Without FROM, the default graph is the union of all graphs (else the store's default
+    /// graph only, as the SPARQL specification's strict reading has it).
+    pub default_graph_as_union: bool,
+    /// Stops the evaluation when cancelled (time budget, client gone).
+    pub cancellation: Option<CancellationToken>,
+}
+
+impl QueryOptions {
+    /// The union-default-graph setting.
+    pub fn with_default_graph_as_union(mut self, union: bool) -> Self {
+        self.default_graph_as_union = union;
+        self
+    }
+
+    /// A cancellation token checked while evaluating.
+    pub fn with_cancellation(mut self, token: CancellationToken) -> Self {
+        self.cancellation = Some(token);
+        self
+    }
+
+    pub(crate) fn evaluator(&self) -> QueryEvaluator {
+        let evaluator = QueryEvaluator::new();
+        match &self.cancellation {
+            Some(token) => evaluator.with_cancellation_token(token.clone()),
+            None => evaluator,
+        }
+    }
+}
+
+/// The graphs a request names with the protocol's `default-graph-uri` and `named-graph-uri`
+/// (they replace the query's FROM and FROM NAMED when given).
+#[derive(Debug, Clone, Default)]
+pub struct DatasetOverride {
+    /// `default-graph-uri` values.
+    pub default_graphs: Vec<NamedNode>,
+    /// `named-graph-uri` values.
+    pub named_graphs: Vec<NamedNode>,
+}
+
+impl DatasetOverride {
+    /// Whether the request named no graph.
+    pub fn is_empty(&self) -> bool {
+        self.default_graphs.is_empty() && self.named_graphs.is_empty()
+    }
+}
+
+/// Evaluates a parsed query against a read view.
+///
+/// The results borrow the reader; consume them before it goes away.
+pub fn evaluate_query<'a>(
+    reader: &'a Reader<'a>,
+    query: &Query,
+    dataset: &DatasetOverride,
+    options: &QueryOptions,
+) -> Result<QueryResults<'a>, StoreError> {
+    let evaluator = options.evaluator();
+    let mut prepared = evaluator.prepare(query);
+    let spec = prepared.dataset_mut();
+    if !dataset.is_empty() {
+        spec.set_default_graph(
+            dataset
+                .default_graphs
+                .iter()
+                .cloned()
+                .map(GraphName::from)
+                .collect(),
+        );
+        spec.set_available_named_graphs(
+            dataset
+                .named_graphs
+                .iter()
+                .cloned()
+                .map(NamedOrBlankNode::from)
+                .collect(),
+        );
+    } else if query.dataset().is_none() && options.default_graph_as_union {
+        spec.set_default_graph_as_union();
+    }
+    prepared.execute(reader).map_err(evaluation_error)
+}
+
+/// Maps an evaluation error: cancellation, store failures and user errors stay apart.
+pub fn evaluation_error(error: QueryEvaluationError) -> StoreError {
+    match error {
+        QueryEvaluationError::Cancelled => StoreError::Cancelled,
+        QueryEvaluationError::Dataset(e) => match e.downcast::<StoreError>() {
+            Ok(e) => *e,
+            Err(e) => StoreError::Evaluation(e.to_string()),
+        },
+        other => StoreError::Evaluation(other.to_string()),
+    }
+}

@@ -1,0 +1,238 @@
+//! The store handle: open, read snapshots, write transactions, statistics, maintenance.
+
+use crate::changes::{ChangeBatch, SequenceNumber};
+use crate::error::{CorruptionError, StoreError};
+use crate::kv::{meta_key, open_db, IndexUsage, StoreOptions, Table};
+use crate::quads::reader::Reader;
+use crate::quads::writer::Transaction;
+use crate::stats::{decode_u64, encode_u64};
+use crate::version::FORMAT_VERSION;
+use rocksdb::{checkpoint::Checkpoint, ColumnFamily, WriteOptions, DB};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, MutexGuard};
+
+/// Counters only the single writer changes; guarded by the writer lock.
+#[derive(Debug, Clone)]
+pub(crate) struct WriterState {
+    pub next_dictionary_id: u64,
+    pub next_blank_id: u64,
+    pub sequence: SequenceNumber,
+    pub quad_count: u64,
+}
+
+/// An open Lodestone store.
+///
+/// Any number of readers work on snapshots while one writer at a time builds a transaction;
+/// each commit is one atomic RocksDB write batch.
+pub struct Store {
+    db: DB,
+    path: PathBuf,
+    options: StoreOptions,
+    writer: Mutex<WriterState>,
+    committed_sequence: AtomicU64,
+}
+
+impl Store {
+    /// Opens the store in `path`, creating it if the folder is missing or empty and
+    /// `options.create_if_missing` is set.
+    ///
+    /// A folder that is not empty but holds no store, or a store of another format version,
+    /// is an error: nothing is ever silently replaced.
+    pub fn open(path: impl AsRef<Path>, options: StoreOptions) -> Result<Self, StoreError> {
+        let path = path.as_ref().to_path_buf();
+        let exists = path.join("CURRENT").exists();
+        if !exists {
+            let is_empty_or_missing = match std::fs::read_dir(&path) {
+                Ok(mut entries) => entries.next().is_none(),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => true,
+                Err(e) => return Err(e.into()),
+            };
+            if !options.create_if_missing || options.read_only {
+                return Err(StoreError::NotFound(path));
+            }
+            if !is_empty_or_missing {
+                return Err(StoreError::Corruption(CorruptionError::msg(format!(
+                    "{} is not empty and holds no Lodestone store (no CURRENT file)",
+                    path.display()
+                ))));
+            }
+            std::fs::create_dir_all(&path)?;
+        }
+        let db = open_db(&path, &options)?;
+        let meta = db
+            .cf_handle(Table::Meta.name())
+            .ok_or_else(|| CorruptionError::msg("missing meta table"))?;
+        let read_counter = |key: &[u8]| -> Result<Option<u64>, StoreError> {
+            db.get_cf(meta, key)?
+                .map(|v| decode_u64(&v).map_err(StoreError::from))
+                .transpose()
+        };
+        match read_counter(meta_key::VERSION)? {
+            Some(FORMAT_VERSION) => {}
+            Some(found) => {
+                return Err(StoreError::VersionMismatch {
+                    path,
+                    found,
+                    expected: FORMAT_VERSION,
+                })
+            }
+            None if exists => {
+                return Err(CorruptionError::msg(format!(
+                    "{} is a RocksDB database without a Lodestone format version",
+                    path.display()
+                ))
+                .into())
+            }
+            None => db.put_cf(meta, meta_key::VERSION, encode_u64(FORMAT_VERSION))?,
+        }
+        let state = WriterState {
+            next_dictionary_id: read_counter(meta_key::NEXT_DICTIONARY_ID)?.unwrap_or(1),
+            next_blank_id: read_counter(meta_key::NEXT_BLANK_ID)?.unwrap_or(1),
+            sequence: read_counter(meta_key::SEQUENCE)?.unwrap_or(0),
+            quad_count: read_counter(meta_key::QUAD_COUNT)?.unwrap_or(0),
+        };
+        let committed_sequence = AtomicU64::new(state.sequence);
+        let store = Self {
+            db,
+            path,
+            options,
+            writer: Mutex::new(state),
+            committed_sequence,
+        };
+        crate::load::recover_interrupted_ingest(&store)?;
+        Ok(store)
+    }
+
+    /// The folder the store lives in.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The options the store was opened with.
+    pub fn options(&self) -> &StoreOptions {
+        &self.options
+    }
+
+    /// A consistent read view of the store as of now; later commits are not seen.
+    pub fn reader(&self) -> Reader<'_> {
+        Reader::new(&self.db, None)
+    }
+
+    /// Starts the write transaction; waits while another one is open.
+    ///
+    /// Dropping the transaction without [`Transaction::commit`] leaves the store unchanged.
+    pub fn transaction(&self) -> Result<Transaction<'_>, StoreError> {
+        Ok(Transaction::new(self, self.lock_writer()))
+    }
+
+    /// Sequence number of the last commit (0 for a store never written).
+    pub fn sequence(&self) -> SequenceNumber {
+        self.committed_sequence.load(Ordering::Acquire)
+    }
+
+    /// Commits after the given sequence number, oldest first, at most `limit` of them.
+    pub fn changes_since(
+        &self,
+        after: SequenceNumber,
+        limit: usize,
+    ) -> Result<Vec<ChangeBatch>, StoreError> {
+        let cf = self.cf(Table::Changes);
+        let mut iter = self.db.raw_iterator_cf(cf);
+        iter.seek((after + 1).to_be_bytes());
+        let mut out = Vec::new();
+        while let (true, Some(key), Some(value)) = (iter.valid(), iter.key(), iter.value()) {
+            if out.len() >= limit {
+                break;
+            }
+            out.push(ChangeBatch::decode(key, value)?);
+            iter.next();
+        }
+        iter.status()?;
+        Ok(out)
+    }
+
+    /// Forgets change log entries up to and including `upto` once every follower has them.
+    pub fn trim_changes(&self, upto: SequenceNumber) -> Result<(), StoreError> {
+        let cf = self.cf(Table::Changes);
+        self.db
+            .delete_range_cf(cf, 0_u64.to_be_bytes(), (upto + 1).to_be_bytes())?;
+        Ok(())
+    }
+
+    /// Disk and memory use of every table.
+    pub fn index_usage(&self) -> Result<Vec<IndexUsage>, StoreError> {
+        Table::ALL
+            .iter()
+            .map(|&table| {
+                let cf = self.cf(table);
+                let prop = |name: &str| -> Result<u64, StoreError> {
+                    Ok(self.db.property_int_value_cf(cf, name)?.unwrap_or(0))
+                };
+                Ok(IndexUsage {
+                    name: table.name(),
+                    sst_bytes: prop("rocksdb.total-sst-files-size")?,
+                    memtable_bytes: prop("rocksdb.cur-size-all-mem-tables")?,
+                    estimated_keys: prop("rocksdb.estimate-num-keys")?,
+                })
+            })
+            .collect()
+    }
+
+    /// Writes memtables to disk and compacts every table (reclaims space of deleted data).
+    pub fn compact(&self) -> Result<(), StoreError> {
+        for table in Table::ALL {
+            let cf = self.cf(table);
+            self.db.flush_cf(cf)?;
+            self.db.compact_range_cf(cf, None::<&[u8]>, None::<&[u8]>);
+        }
+        Ok(())
+    }
+
+    /// Flushes memtables and the write-ahead log to disk.
+    pub fn flush(&self) -> Result<(), StoreError> {
+        for table in Table::ALL {
+            self.db.flush_cf(self.cf(table))?;
+        }
+        self.db.flush_wal(true)?;
+        Ok(())
+    }
+
+    /// Writes a consistent copy of the store to `target` (a RocksDB checkpoint: hard links
+    /// where possible), usable as a store folder of its own.
+    pub fn backup(&self, target: impl AsRef<Path>) -> Result<(), StoreError> {
+        // Hold the writer lock so that no ingest is half done in the copy.
+        let _writer = self.lock_writer();
+        self.db.flush_wal(true)?;
+        Checkpoint::new(&self.db)?.create_checkpoint(target)?;
+        Ok(())
+    }
+
+    pub(crate) fn db(&self) -> &DB {
+        &self.db
+    }
+
+    pub(crate) fn cf(&self, table: Table) -> &ColumnFamily {
+        // Every table is created at open, so a missing handle is a programming error.
+        #[allow(clippy::expect_used)]
+        self.db
+            .cf_handle(table.name())
+            .expect("every table is opened with the store")
+    }
+
+    pub(crate) fn lock_writer(&self) -> MutexGuard<'_, WriterState> {
+        // A panic while writing leaves no partial commit behind (batches are atomic), so the
+        // state under a poisoned lock is still the committed one.
+        self.writer.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub(crate) fn write_options(&self) -> WriteOptions {
+        let mut options = WriteOptions::default();
+        options.set_sync(self.options.sync_writes);
+        options
+    }
+
+    pub(crate) fn publish_sequence(&self, sequence: SequenceNumber) {
+        self.committed_sequence.store(sequence, Ordering::Release);
+    }
+}
