@@ -87,7 +87,15 @@ pub fn load(args: LoadArgs) -> anyhow::Result<()> {
 /// Progress on a terminal as a bar, elsewhere as a log line every few seconds.
 struct Reporter {
     bar: Option<ProgressBar>,
-    last_line: Mutex<Instant>,
+    last_line: Mutex<LogState>,
+}
+
+/// When the last plain log line was printed and the last tenth of the input it reported.
+struct LogState {
+    at: Instant,
+    tenth: u64,
+    quads_at_tenth: u64,
+    elapsed_at_tenth: Duration,
 }
 
 impl Reporter {
@@ -104,7 +112,12 @@ impl Reporter {
         });
         Self {
             bar,
-            last_line: Mutex::new(Instant::now()),
+            last_line: Mutex::new(LogState {
+                at: Instant::now(),
+                tenth: 0,
+                quads_at_tenth: 0,
+                elapsed_at_tenth: Duration::ZERO,
+            }),
         }
     }
 
@@ -123,8 +136,26 @@ impl Reporter {
             }
             None => {
                 let mut last = self.last_line.lock().unwrap_or_else(|e| e.into_inner());
-                if last.elapsed() >= Duration::from_secs(5) || progress.phase == "done" {
-                    *last = Instant::now();
+                // One line per tenth of the input read, with the rate over that tenth, so that
+                // a slowdown as the store grows shows.
+                let tenth = progress
+                    .bytes_total
+                    .filter(|t| *t > 0)
+                    .map_or(0, |t| (progress.bytes_read * 10 / t).min(10));
+                if tenth > last.tenth && progress.phase == "parsing" {
+                    let quads = progress.quads - last.quads_at_tenth;
+                    let seconds = (progress.elapsed - last.elapsed_at_tenth).as_secs_f64().max(1e-9);
+                    eprintln!(
+                        "[{:>6.1}s] tenth {tenth}/10 of the input: {quads} quads at {:.0} quads/s",
+                        progress.elapsed.as_secs_f64(),
+                        quads as f64 / seconds
+                    );
+                    last.tenth = tenth;
+                    last.quads_at_tenth = progress.quads;
+                    last.elapsed_at_tenth = progress.elapsed;
+                }
+                if last.at.elapsed() >= Duration::from_secs(5) || progress.phase == "done" {
+                    last.at = Instant::now();
                     eprintln!(
                         "[{:>6.1}s] {} quads, {rate:.0} quads/s, {} read, {}",
                         progress.elapsed.as_secs_f64(),

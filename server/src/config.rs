@@ -1,20 +1,632 @@
 //! Server configuration: `lodestone.toml`, `LODESTONE_*` environment variables and flags.
+//!
+//! Three layers, each overriding the one before: built-in defaults, the config file, then the
+//! command line — where clap already lets a flag win over its environment variable. Every value
+//! is checked once, here, before anything starts; an invalid one stops the server with the key,
+//! where it came from and why it is wrong. What the HTTP layer needs ends up in
+//! [`ServerSettings`]; the rest (data folder, address, store tuning) in [`Config`].
 
+use anyhow::{bail, Context};
 use clap::Args;
-use std::path::PathBuf;
+use lodestone_store::StoreOptions;
+use serde::Deserialize;
+use std::fmt;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::time::Duration;
 
-/// `lodestone serve` options.
-#[derive(Debug, Clone, Args)]
+/// The config file read when `--config` is not given, if it exists in the working directory.
+pub const DEFAULT_CONFIG_FILE: &str = "lodestone.toml";
+
+/// `lodestone serve` options. Each can also be set by an environment variable and in
+/// `lodestone.toml` (key = the long option name with `_` for `-`); flags win over the
+/// environment, which wins over the file.
+#[derive(Debug, Clone, Default, Args)]
 pub struct ServeArgs {
-    /// Store folder.
-    #[arg(long, env = "LODESTONE_DATA", default_value = "./lodestone-data")]
-    pub data: PathBuf,
-    /// Address to listen on.
-    #[arg(long, env = "LODESTONE_BIND", default_value = "127.0.0.1:7171")]
-    pub bind: String,
+    /// Store folder; created (and filled with the sample dataset) if missing or empty
+    /// [default: ./lodestone-data] [toml: data]
+    #[arg(long, env = "LODESTONE_DATA", value_name = "DIR")]
+    pub data: Option<PathBuf>,
+    /// Address and port to listen on [default: 127.0.0.1:7171] [toml: bind]
+    #[arg(long, env = "LODESTONE_BIND", value_name = "ADDR")]
+    pub bind: Option<String>,
+    /// Base IRI of the dataset; relative IRIs in SPARQL queries and updates resolve against it
+    /// [toml: base_iri]
+    #[arg(long, env = "LODESTONE_BASE_IRI", value_name = "IRI")]
+    pub base_iri: Option<String>,
+    /// Bearer token that SPARQL updates and Graph Store writes must send
+    /// (`Authorization: Bearer T`); without it and without --open-updates, writes are refused
+    /// [toml: update_token]
+    #[arg(long, env = "LODESTONE_UPDATE_TOKEN", value_name = "T", hide_env_values = true)]
+    pub update_token: Option<String>,
+    /// Accept SPARQL updates and Graph Store writes from anyone, without a token
+    /// [default: false] [toml: open_updates]
+    #[arg(long, env = "LODESTONE_OPEN_UPDATES", value_name = "BOOL", num_args = 0..=1,
+          require_equals = true, default_missing_value = "true",
+          value_parser = clap::builder::BoolishValueParser::new())]
+    pub open_updates: Option<bool>,
+    /// Config file (TOML) [default: ./lodestone.toml if it exists]
+    #[arg(long, env = "LODESTONE_CONFIG", value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Do not load the bundled sample dataset into a new, empty store
+    /// [default: false] [toml: no_sample]
+    #[arg(long, env = "LODESTONE_NO_SAMPLE", value_name = "BOOL", num_args = 0..=1,
+          require_equals = true, default_missing_value = "true",
+          value_parser = clap::builder::BoolishValueParser::new())]
+    pub no_sample: Option<bool>,
+    /// Time budget of one SPARQL query, update or Graph Store request in seconds, evaluation
+    /// and sending included; a request may lower it with `timeout=` [default: 30]
+    /// [toml: query_timeout]
+    #[arg(long, env = "LODESTONE_QUERY_TIMEOUT", value_name = "SECS")]
+    pub query_timeout: Option<f64>,
+    /// Largest SPARQL query or update request body (e.g. 10MB, 512KiB, 1000000)
+    /// [default: 10MB] [toml: max_body_bytes]
+    #[arg(long, env = "LODESTONE_MAX_BODY_BYTES", value_name = "SIZE")]
+    pub max_body_bytes: Option<ByteSize>,
+    /// Largest Graph Store upload (PUT/POST /store body) [default: 1GB]
+    /// [toml: max_upload_bytes]
+    #[arg(long, env = "LODESTONE_MAX_UPLOAD_BYTES", value_name = "SIZE")]
+    pub max_upload_bytes: Option<ByteSize>,
+    /// Queries, updates and Graph Store requests running at once; more are answered 503
+    /// with Retry-After [default: 16] [toml: max_concurrent_queries]
+    #[arg(long, env = "LODESTONE_MAX_CONCURRENT_QUERIES", value_name = "N")]
+    pub max_concurrent_queries: Option<usize>,
+    /// Most rows (or triples) one query returns; longer results are cut and flagged with
+    /// X-Lodestone-Truncated [default: 1000000] [toml: result_row_cap]
+    #[arg(long, env = "LODESTONE_RESULT_ROW_CAP", value_name = "ROWS")]
+    pub result_row_cap: Option<u64>,
+    /// Without FROM, queries see only the store's default graph instead of the union of all
+    /// graphs [default: false] [toml: strict_default_graph]
+    #[arg(long, env = "LODESTONE_STRICT_DEFAULT_GRAPH", value_name = "BOOL", num_args = 0..=1,
+          require_equals = true, default_missing_value = "true",
+          value_parser = clap::builder::BoolishValueParser::new())]
+    pub strict_default_graph: Option<bool>,
+    /// Memory for the store's block cache and write buffers, in MB [default: 512]
+    /// [toml: memory_budget]
+    #[arg(long, env = "LODESTONE_MEMORY_BUDGET", value_name = "MB")]
+    pub memory_budget: Option<u64>,
+    /// Wait for every commit to reach the disk (safe against power loss, slower writes)
+    /// [default: false] [toml: sync]
+    #[arg(long, env = "LODESTONE_SYNC", value_name = "BOOL", num_args = 0..=1,
+          require_equals = true, default_missing_value = "true",
+          value_parser = clap::builder::BoolishValueParser::new())]
+    pub sync: Option<bool>,
+    /// Folder from which SPARQL `LOAD <file:///…>` may read files; LOAD is refused otherwise
+    /// [toml: allow_load_folder]
+    #[arg(long, env = "LODESTONE_ALLOW_LOAD_FOLDER", value_name = "DIR")]
+    pub allow_load_folder: Option<PathBuf>,
 }
 
-/// Runs the server until it is stopped.
+/// `lodestone.toml`: the same keys as the long options, with `_` for `-`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileConfig {
+    /// See `--data`.
+    pub data: Option<PathBuf>,
+    /// See `--bind`.
+    pub bind: Option<String>,
+    /// See `--base-iri`.
+    pub base_iri: Option<String>,
+    /// See `--update-token`.
+    pub update_token: Option<String>,
+    /// See `--open-updates`.
+    pub open_updates: Option<bool>,
+    /// See `--no-sample`.
+    pub no_sample: Option<bool>,
+    /// See `--query-timeout`.
+    pub query_timeout: Option<f64>,
+    /// See `--max-body-bytes`.
+    pub max_body_bytes: Option<ByteSize>,
+    /// See `--max-upload-bytes`.
+    pub max_upload_bytes: Option<ByteSize>,
+    /// See `--max-concurrent-queries`.
+    pub max_concurrent_queries: Option<usize>,
+    /// See `--result-row-cap`.
+    pub result_row_cap: Option<u64>,
+    /// See `--strict-default-graph`.
+    pub strict_default_graph: Option<bool>,
+    /// See `--memory-budget`.
+    pub memory_budget: Option<u64>,
+    /// See `--sync`.
+    pub sync: Option<bool>,
+    /// See `--allow-load-folder`.
+    pub allow_load_folder: Option<PathBuf>,
+}
+
+/// A size in bytes, written as a number or with a unit (`10MB`, `512KiB`, `1G`); units are
+/// binary (1 KB = 1024 bytes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ByteSize(pub u64);
+
+impl FromStr for ByteSize {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        let text = text.trim();
+        let split = text
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(text.len());
+        let (number, unit) = text.split_at(split);
+        let number: u64 = number
+            .parse()
+            .map_err(|_| format!("{text:?} is not a size (examples: 1048576, 512KB, 10MB, 1GB)"))?;
+        let shift = match unit.trim().to_ascii_lowercase().as_str() {
+            "" | "b" => 0,
+            "k" | "kb" | "kib" => 10,
+            "m" | "mb" | "mib" => 20,
+            "g" | "gb" | "gib" => 30,
+            other => return Err(format!("unknown size unit {other:?} (use B, KB, MB or GB)")),
+        };
+        number
+            .checked_mul(1 << shift)
+            .map(ByteSize)
+            .ok_or_else(|| format!("{text:?} is too large"))
+    }
+}
+
+impl<'de> Deserialize<'de> for ByteSize {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            Number(u64),
+            Text(String),
+        }
+        match Raw::deserialize(deserializer)? {
+            Raw::Number(n) => Ok(ByteSize(n)),
+            Raw::Text(t) => t.parse().map_err(serde::de::Error::custom),
+        }
+    }
+}
+
+/// Who may change data through SPARQL Update and the Graph Store protocol.
+#[derive(Clone, PartialEq, Eq)]
+pub enum UpdatePolicy {
+    /// Nobody: writes are refused with 403 (no token configured, updates not opened).
+    Disabled,
+    /// Requests carrying `Authorization: Bearer <token>`.
+    Token(String),
+    /// Anyone.
+    Open,
+}
+
+impl fmt::Debug for UpdatePolicy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Never print the token itself (it would end up in logs).
+        match self {
+            Self::Disabled => f.write_str("Disabled"),
+            Self::Token(_) => f.write_str("Token(<redacted>)"),
+            Self::Open => f.write_str("Open"),
+        }
+    }
+}
+
+/// What the HTTP application needs to know; built by [`Config::resolve`] or by hand in tests.
+#[derive(Debug, Clone)]
+pub struct ServerSettings {
+    /// Who may write.
+    pub updates: UpdatePolicy,
+    /// Time budget of one request's engine work, sending included.
+    pub query_timeout: Duration,
+    /// Largest SPARQL request body in bytes.
+    pub max_body_bytes: usize,
+    /// Largest Graph Store upload in bytes.
+    pub max_upload_bytes: usize,
+    /// Engine operations (queries, updates, Graph Store requests) running at once.
+    pub max_concurrent_queries: usize,
+    /// Most rows or triples one query returns.
+    pub result_row_cap: u64,
+    /// Without FROM, the default graph is the union of all graphs.
+    pub union_default_graph: bool,
+    /// Folder from which `LOAD <file:…>` may read.
+    pub load_folder: Option<PathBuf>,
+    /// Base IRI for relative IRIs in queries and updates.
+    pub base_iri: Option<String>,
+}
+
+impl Default for ServerSettings {
+    fn default() -> Self {
+        Self {
+            updates: UpdatePolicy::Disabled,
+            query_timeout: Duration::from_secs(30),
+            max_body_bytes: 10 << 20,
+            max_upload_bytes: 1 << 30,
+            max_concurrent_queries: 16,
+            result_row_cap: 1_000_000,
+            union_default_graph: true,
+            load_folder: None,
+            base_iri: None,
+        }
+    }
+}
+
+impl ServerSettings {
+    /// Writes need `Authorization: Bearer <token>`.
+    pub fn with_update_token(mut self, token: impl Into<String>) -> Self {
+        self.updates = UpdatePolicy::Token(token.into());
+        self
+    }
+
+    /// Writes need no token.
+    pub fn with_open_updates(mut self) -> Self {
+        self.updates = UpdatePolicy::Open;
+        self
+    }
+
+    /// The time budget of one request.
+    pub fn with_query_timeout(mut self, timeout: Duration) -> Self {
+        self.query_timeout = timeout;
+        self
+    }
+
+    /// The largest SPARQL request body.
+    pub fn with_max_body_bytes(mut self, bytes: usize) -> Self {
+        self.max_body_bytes = bytes;
+        self
+    }
+
+    /// The largest Graph Store upload.
+    pub fn with_max_upload_bytes(mut self, bytes: usize) -> Self {
+        self.max_upload_bytes = bytes;
+        self
+    }
+
+    /// How many engine operations run at once.
+    pub fn with_max_concurrent_queries(mut self, n: usize) -> Self {
+        self.max_concurrent_queries = n;
+        self
+    }
+
+    /// The most rows or triples one query returns.
+    pub fn with_result_row_cap(mut self, rows: u64) -> Self {
+        self.result_row_cap = rows;
+        self
+    }
+
+    /// Union (true) or strict (false) default graph.
+    pub fn with_union_default_graph(mut self, union: bool) -> Self {
+        self.union_default_graph = union;
+        self
+    }
+
+    /// The folder `LOAD <file:…>` may read from.
+    pub fn with_load_folder(mut self, folder: impl Into<PathBuf>) -> Self {
+        self.load_folder = Some(folder.into());
+        self
+    }
+
+    /// The base IRI for relative IRIs in queries and updates.
+    pub fn with_base_iri(mut self, iri: impl Into<String>) -> Self {
+        self.base_iri = Some(iri.into());
+        self
+    }
+}
+
+/// Everything `lodestone serve` needs, resolved and checked.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Store folder.
+    pub data: PathBuf,
+    /// Listening address.
+    pub bind: SocketAddr,
+    /// Whether a new, empty store gets the bundled sample dataset.
+    pub load_sample: bool,
+    /// Store tuning.
+    pub store: StoreOptions,
+    /// The HTTP layer's settings.
+    pub server: ServerSettings,
+    /// The config file that was read, if any.
+    pub config_file: Option<PathBuf>,
+}
+
+/// Where a value came from, for error messages.
+#[derive(Debug, Clone, Copy)]
+enum Origin<'a> {
+    CommandLine(&'static str, &'static str),
+    File(&'a Path),
+}
+
+impl fmt::Display for Origin<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::CommandLine(flag, env) => write!(f, "set by {flag} or {env}"),
+            Self::File(path) => write!(f, "set in {}", path.display()),
+        }
+    }
+}
+
+/// Picks the command-line value, else the file's, remembering where it came from.
+fn layer<'a, T: Clone>(
+    cli: &Option<T>,
+    file: &Option<T>,
+    names: (&'static str, &'static str),
+    path: &'a Path,
+) -> Option<(T, Origin<'a>)> {
+    match (cli, file) {
+        (Some(v), _) => Some((v.clone(), Origin::CommandLine(names.0, names.1))),
+        (None, Some(v)) => Some((v.clone(), Origin::File(path))),
+        (None, None) => None,
+    }
+}
+
+fn invalid(key: &str, origin: Origin<'_>, reason: impl fmt::Display) -> anyhow::Error {
+    anyhow::anyhow!("invalid configuration: {key} ({origin}): {reason}")
+}
+
+impl Config {
+    /// Reads the config file (if any) and merges it under the command line and environment.
+    pub fn resolve(args: &ServeArgs) -> anyhow::Result<Self> {
+        let (file, path) = match &args.config {
+            Some(path) => (read_config_file(path)?, Some(path.clone())),
+            None if Path::new(DEFAULT_CONFIG_FILE).is_file() => {
+                let path = PathBuf::from(DEFAULT_CONFIG_FILE);
+                (read_config_file(&path)?, Some(path))
+            }
+            None => (FileConfig::default(), None),
+        };
+        let mut config = Self::from_layers(args, &file, path.as_deref())?;
+        config.config_file = path;
+        Ok(config)
+    }
+
+    /// Merges flags/environment (`args`) over a parsed config file and checks every value.
+    pub fn from_layers(
+        args: &ServeArgs,
+        file: &FileConfig,
+        file_path: Option<&Path>,
+    ) -> anyhow::Result<Self> {
+        let path = file_path.unwrap_or(Path::new(DEFAULT_CONFIG_FILE));
+        macro_rules! pick {
+            ($field:ident, $flag:literal, $env:literal) => {
+                layer(&args.$field, &file.$field, ($flag, $env), path)
+            };
+        }
+        let defaults = ServerSettings::default();
+
+        let data = pick!(data, "--data", "LODESTONE_DATA")
+            .map_or_else(|| PathBuf::from("./lodestone-data"), |(v, _)| v);
+
+        let bind = match pick!(bind, "--bind", "LODESTONE_BIND") {
+            None => SocketAddr::from(([127, 0, 0, 1], 7171)),
+            Some((text, origin)) => text.trim().parse().map_err(|_| {
+                invalid("bind", origin, format!("{text:?} is not an address like 127.0.0.1:7171 or [::1]:7171"))
+            })?,
+        };
+
+        let base_iri = match pick!(base_iri, "--base-iri", "LODESTONE_BASE_IRI") {
+            None => None,
+            Some((iri, origin)) => {
+                oxrdf::NamedNode::new(iri.as_str())
+                    .map_err(|e| invalid("base_iri", origin, format!("{iri:?} is not an absolute IRI: {e}")))?;
+                Some(iri)
+            }
+        };
+
+        let token = pick!(update_token, "--update-token", "LODESTONE_UPDATE_TOKEN");
+        let open = pick!(open_updates, "--open-updates", "LODESTONE_OPEN_UPDATES");
+        let updates = match (token, open) {
+            (Some((_, origin)), Some((true, _))) => {
+                return Err(invalid(
+                    "update_token",
+                    origin,
+                    "a token and open_updates exclude each other: choose one",
+                ))
+            }
+            (Some((token, origin)), _) => {
+                if token.is_empty() || token.chars().any(|c| c.is_whitespace() || c.is_control()) {
+                    return Err(invalid(
+                        "update_token",
+                        origin,
+                        "the token must be non-empty and contain no spaces or control characters",
+                    ));
+                }
+                UpdatePolicy::Token(token)
+            }
+            (None, Some((true, _))) => UpdatePolicy::Open,
+            (None, _) => UpdatePolicy::Disabled,
+        };
+
+        let load_sample = !pick!(no_sample, "--no-sample", "LODESTONE_NO_SAMPLE").is_some_and(|(v, _)| v);
+
+        let query_timeout = match pick!(query_timeout, "--query-timeout", "LODESTONE_QUERY_TIMEOUT") {
+            None => defaults.query_timeout,
+            Some((secs, origin)) => {
+                if !(secs.is_finite() && secs > 0.0 && secs <= 86_400.0) {
+                    return Err(invalid("query_timeout", origin, format!("{secs} must be more than 0 and at most 86400 seconds")));
+                }
+                Duration::from_secs_f64(secs)
+            }
+        };
+
+        let size = |value: Option<(ByteSize, Origin<'_>)>, key: &str, default: usize| -> anyhow::Result<usize> {
+            match value {
+                None => Ok(default),
+                Some((ByteSize(0), origin)) => Err(invalid(key, origin, "must be more than 0 bytes")),
+                Some((ByteSize(n), origin)) => {
+                    usize::try_from(n).map_err(|_| invalid(key, origin, format!("{n} bytes is too large")))
+                }
+            }
+        };
+        let max_body_bytes = size(pick!(max_body_bytes, "--max-body-bytes", "LODESTONE_MAX_BODY_BYTES"), "max_body_bytes", defaults.max_body_bytes)?;
+        let max_upload_bytes = size(pick!(max_upload_bytes, "--max-upload-bytes", "LODESTONE_MAX_UPLOAD_BYTES"), "max_upload_bytes", defaults.max_upload_bytes)?;
+
+        let max_concurrent_queries = match pick!(max_concurrent_queries, "--max-concurrent-queries", "LODESTONE_MAX_CONCURRENT_QUERIES") {
+            None => defaults.max_concurrent_queries,
+            Some((0, origin)) => return Err(invalid("max_concurrent_queries", origin, "must be at least 1")),
+            Some((n, _)) => n,
+        };
+        let result_row_cap = match pick!(result_row_cap, "--result-row-cap", "LODESTONE_RESULT_ROW_CAP") {
+            None => defaults.result_row_cap,
+            Some((0, origin)) => return Err(invalid("result_row_cap", origin, "must be at least 1")),
+            Some((n, _)) => n,
+        };
+        let union_default_graph =
+            !pick!(strict_default_graph, "--strict-default-graph", "LODESTONE_STRICT_DEFAULT_GRAPH").is_some_and(|(v, _)| v);
+
+        let mut store = StoreOptions::default();
+        let memory = match pick!(memory_budget, "--memory-budget", "LODESTONE_MEMORY_BUDGET") {
+            None => 512,
+            Some((mb, origin)) if !(16..=1 << 20).contains(&mb) => {
+                return Err(invalid("memory_budget", origin, format!("{mb} MB: must be between 16 and 1048576")))
+            }
+            Some((mb, _)) => mb,
+        };
+        let memory_bytes = usize::try_from(memory << 20).unwrap_or(usize::MAX);
+        store = store.with_memory_budget(memory_bytes);
+        store = store.with_sync_writes(pick!(sync, "--sync", "LODESTONE_SYNC").is_some_and(|(v, _)| v));
+
+        let load_folder = match pick!(allow_load_folder, "--allow-load-folder", "LODESTONE_ALLOW_LOAD_FOLDER") {
+            None => None,
+            Some((folder, origin)) => {
+                if !folder.is_dir() {
+                    return Err(invalid("allow_load_folder", origin, format!("{} is not a folder", folder.display())));
+                }
+                Some(folder.canonicalize().map_err(|e| invalid("allow_load_folder", origin, e))?)
+            }
+        };
+
+        Ok(Self {
+            data,
+            bind,
+            load_sample,
+            store,
+            server: ServerSettings {
+                updates,
+                query_timeout,
+                max_body_bytes,
+                max_upload_bytes,
+                max_concurrent_queries,
+                result_row_cap,
+                union_default_graph,
+                load_folder,
+                base_iri,
+            },
+            config_file: None,
+        })
+    }
+}
+
+/// Reads and parses a config file; the error names the file, and toml's message names the key.
+pub fn read_config_file(path: &Path) -> anyhow::Result<FileConfig> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read the config file {}", path.display()))?;
+    match toml::from_str(&text) {
+        Ok(config) => Ok(config),
+        Err(e) => bail!("invalid configuration in {}: {}", path.display(), e.to_string().trim_end()),
+    }
+}
+
+/// Runs the server until it is stopped (ctrl-c or SIGTERM).
 pub fn serve(args: ServeArgs) -> anyhow::Result<()> {
-    anyhow::bail!("the HTTP server is not built yet (data folder {})", args.data.display())
+    let config = Config::resolve(&args)?;
+    crate::serve::run(config)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::{Cli, Command};
+    use clap::Parser;
+
+    fn args(flags: &[&str]) -> ServeArgs {
+        let mut argv = vec!["lodestone", "serve"];
+        argv.extend_from_slice(flags);
+        match Cli::try_parse_from(argv) {
+            Ok(Cli { command: Command::Serve(args) }) => args,
+            other => panic!("unexpected parse: {other:?}"),
+        }
+    }
+
+    fn file(text: &str) -> FileConfig {
+        toml::from_str(text).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    fn resolve(flags: &[&str], toml: &str) -> anyhow::Result<Config> {
+        Config::from_layers(&args(flags), &file(toml), Some(Path::new("test.toml")))
+    }
+
+    #[test]
+    fn defaults() {
+        let config = resolve(&[], "").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(config.bind.to_string(), "127.0.0.1:7171");
+        assert_eq!(config.data, PathBuf::from("./lodestone-data"));
+        assert!(config.load_sample);
+        assert_eq!(config.server.updates, UpdatePolicy::Disabled);
+        assert_eq!(config.server.query_timeout, Duration::from_secs(30));
+        assert_eq!(config.server.max_body_bytes, 10 << 20);
+        assert!(config.server.union_default_graph);
+        assert!(!config.store.sync_writes);
+    }
+
+    #[test]
+    fn flags_override_the_file() {
+        let toml = "bind = \"127.0.0.1:9000\"\nquery_timeout = 5\nno_sample = true\nmax_body_bytes = \"2MB\"\nstrict_default_graph = true\n";
+        let from_file = resolve(&[], toml).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(from_file.bind.port(), 9000);
+        assert_eq!(from_file.server.query_timeout, Duration::from_secs(5));
+        assert!(!from_file.load_sample);
+        assert_eq!(from_file.server.max_body_bytes, 2 << 20);
+        assert!(!from_file.server.union_default_graph);
+
+        let flags = ["--bind", "127.0.0.1:9001", "--query-timeout", "2.5", "--no-sample=false", "--strict-default-graph=false"];
+        let over = resolve(&flags, toml).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(over.bind.port(), 9001);
+        assert_eq!(over.server.query_timeout, Duration::from_millis(2500));
+        assert!(over.load_sample);
+        assert!(over.server.union_default_graph);
+        assert_eq!(over.server.max_body_bytes, 2 << 20, "untouched keys keep the file's value");
+    }
+
+    #[test]
+    fn update_policy() {
+        let token = resolve(&["--update-token", "s3cret"], "").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(token.server.updates, UpdatePolicy::Token("s3cret".into()));
+        assert!(!format!("{:?}", token.server).contains("s3cret"), "tokens stay out of logs");
+        let open = resolve(&["--open-updates"], "").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(open.server.updates, UpdatePolicy::Open);
+        let error = resolve(&["--open-updates"], "update_token = \"x\"").err().map(|e| e.to_string());
+        assert!(error.is_some_and(|e| e.contains("update_token") && e.contains("exclude")));
+        let error = resolve(&["--update-token", "a b"], "").err().map(|e| e.to_string());
+        assert!(error.is_some_and(|e| e.contains("update_token")));
+    }
+
+    #[test]
+    fn invalid_values_name_the_key_and_the_reason() {
+        let cases: [(&[&str], &str, &str); 7] = [
+            (&["--bind", "nowhere"], "", "bind (set by --bind or LODESTONE_BIND)"),
+            (&[], "bind = \"nowhere\"", "bind (set in test.toml)"),
+            (&[], "query_timeout = 0", "query_timeout"),
+            (&[], "max_concurrent_queries = 0", "max_concurrent_queries"),
+            (&["--base-iri", "not an iri"], "", "base_iri"),
+            (&[], "allow_load_folder = \"/no/such/folder\"", "allow_load_folder"),
+            (&["--memory-budget", "1"], "", "memory_budget"),
+        ];
+        for (flags, toml, expected) in cases {
+            let message = resolve(flags, toml).err().map(|e| e.to_string()).unwrap_or_default();
+            assert!(message.contains(expected), "{flags:?} {toml:?}: {message:?}");
+        }
+    }
+
+    #[test]
+    fn unknown_or_mistyped_file_keys_are_errors() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let path = dir.path().join("lodestone.toml");
+        std::fs::write(&path, "quer_timeout = 3\n").unwrap_or_else(|e| panic!("{e}"));
+        let message = read_config_file(&path).err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(message.contains("quer_timeout"), "{message}");
+        std::fs::write(&path, "query_timeout = \"soon\"\n").unwrap_or_else(|e| panic!("{e}"));
+        let message = read_config_file(&path).err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(message.contains("query_timeout"), "{message}");
+    }
+
+    #[test]
+    fn byte_sizes() {
+        assert_eq!("1000".parse(), Ok(ByteSize(1000)));
+        assert_eq!("10MB".parse(), Ok(ByteSize(10 << 20)));
+        assert_eq!("512 KiB".parse(), Ok(ByteSize(512 << 10)));
+        assert_eq!("1g".parse(), Ok(ByteSize(1 << 30)));
+        assert!("ten".parse::<ByteSize>().is_err());
+        assert!("10TB".parse::<ByteSize>().is_err());
+    }
 }

@@ -3,6 +3,11 @@
 use clap::Parser;
 use lodestone_server::cli::{run, Cli};
 
+// The loader and the query engine allocate many small strings across threads; mimalloc does
+// that markedly faster than glibc's allocator.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     match run(cli) {

@@ -19,6 +19,33 @@ pub(crate) struct WriterState {
     pub next_blank_id: u64,
     pub sequence: SequenceNumber,
     pub quad_count: u64,
+    /// Committed dictionary terms the writer looked up recently (term bytes → id). Entries of
+    /// reclaimed terms are removed in the same commit, and ids are never reused, so an entry
+    /// is always right.
+    pub term_cache: TermCache,
+}
+
+/// A bounded map from dictionary term bytes to committed ids, owned by the writer.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct TermCache(rustc_hash::FxHashMap<Box<[u8]>, crate::encoding::TermId>);
+
+impl TermCache {
+    const LIMIT: usize = 100_000;
+
+    pub fn get(&self, bytes: &[u8]) -> Option<crate::encoding::TermId> {
+        self.0.get(bytes).copied()
+    }
+
+    pub fn insert(&mut self, bytes: &[u8], id: crate::encoding::TermId) {
+        if self.0.len() >= Self::LIMIT {
+            self.0.clear();
+        }
+        self.0.insert(bytes.into(), id);
+    }
+
+    pub fn remove(&mut self, bytes: &[u8]) {
+        self.0.remove(bytes);
+    }
 }
 
 /// An open Lodestone store.
@@ -91,6 +118,7 @@ impl Store {
             next_blank_id: read_counter(meta_key::NEXT_BLANK_ID)?.unwrap_or(1),
             sequence: read_counter(meta_key::SEQUENCE)?.unwrap_or(0),
             quad_count: read_counter(meta_key::QUAD_COUNT)?.unwrap_or(0),
+            term_cache: TermCache::default(),
         };
         let committed_sequence = AtomicU64::new(state.sequence);
         let store = Self {
@@ -229,6 +257,7 @@ impl Store {
     pub(crate) fn write_options(&self) -> WriteOptions {
         let mut options = WriteOptions::default();
         options.set_sync(self.options.sync_writes);
+        options.set_memtable_insert_hint_per_batch(true);
         options
     }
 

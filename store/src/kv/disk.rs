@@ -27,7 +27,7 @@ impl Default for StoreOptions {
     fn default() -> Self {
         Self {
             block_cache_bytes: 256 << 20,
-            write_buffer_bytes: 32 << 20,
+            write_buffer_bytes: 4 << 20,
             sync_writes: false,
             create_if_missing: true,
             read_only: false,
@@ -85,6 +85,12 @@ fn table_options(table: Table, options: &StoreOptions, cache: &Cache) -> Options
     cf.set_compression_type(DBCompressionType::Lz4);
     cf.set_bottommost_compression_type(DBCompressionType::Zstd);
     cf.set_level_compaction_dynamic_level_bytes(true);
+    // Most point look-ups of a writer miss (new quads, new terms): a memtable bloom filter
+    // answers those without walking the skip list.
+    if table.wants_bloom_filter() {
+        cf.set_memtable_whole_key_filtering(true);
+        cf.set_memtable_prefix_bloom_ratio(0.05);
+    }
     cf
 }
 

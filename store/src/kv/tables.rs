@@ -84,7 +84,13 @@ impl Table {
     pub const fn wants_bloom_filter(self) -> bool {
         matches!(
             self,
-            Self::TermToId | Self::IdToTerm | Self::TermStats | Self::Spog | Self::Graphs
+            Self::TermToId
+                | Self::IdToTerm
+                | Self::TermStats
+                | Self::TermGraph
+                | Self::ClassStats
+                | Self::Spog
+                | Self::Graphs
         )
     }
 }

@@ -23,7 +23,7 @@ use oxrdfio::RdfParseError;
 use rustc_hash::FxHashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::sync_channel;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// Quads held in memory before they are sorted and written out.
@@ -94,7 +94,7 @@ impl<'a> BulkLoader<'a> {
         self
     }
 
-    /// A callback called about twice a second with the load's progress.
+    /// A callback called about ten times a second with the load's progress.
     pub fn on_progress(mut self, callback: impl Fn(&LoadProgress) + Send + Sync + 'static) -> Self {
         self.progress = Some(Box::new(callback));
         self
@@ -187,7 +187,7 @@ impl<'a> BulkLoader<'a> {
                             }
                         }
                     }
-                    if last_progress.elapsed() >= Duration::from_millis(500) {
+                    if last_progress.elapsed() >= Duration::from_millis(100) {
                         last_progress = Instant::now();
                         self.report_progress(&report, &bytes_read, bytes_total, start, "parsing");
                     }
@@ -196,6 +196,7 @@ impl<'a> BulkLoader<'a> {
             // Dropping the receiver early makes the parser thread stop at its next send.
             result.as_ref().map_err(clone_error)?;
         }
+        self.report_progress(&report, &bytes_read, bytes_total, start, "parsing");
         self.report_progress(&report, &bytes_read, bytes_total, start, "writing");
         report.quads_added += encoder.flush(&mut state)?;
         report.elapsed = start.elapsed();
@@ -409,8 +410,8 @@ impl<'a> Encoder<'a> {
             return Ok(0);
         }
 
-        let mut batch = IngestBatch::new(store)?;
-        match self.write_chunk(&mut batch, &quads, new_terms, state) {
+        let batch = IngestBatch::new(store)?;
+        match self.write_chunk(&batch, &quads, new_terms, state) {
             Ok(new_state) => {
                 let added = quads.len() as u64;
                 let mut new_state = new_state;
@@ -430,108 +431,48 @@ impl<'a> Encoder<'a> {
 
     fn write_chunk(
         &self,
-        batch: &mut IngestBatch,
+        batch: &IngestBatch,
         quads: &[EncodedQuad],
-        mut new_terms: Vec<(TermId, Box<[u8]>)>,
+        new_terms: Vec<(TermId, Box<[u8]>)>,
         state: &WriterState,
     ) -> Result<WriterState, StoreError> {
         let store = self.store;
         let db = store.db();
-        // Dictionary.
-        new_terms.sort_unstable_by_key(|(id, _)| *id);
-        batch.write(
-            Table::IdToTerm,
-            new_terms.iter().map(|(id, bytes)| (id.to_be_bytes(), bytes.as_ref())),
-        )?;
-        let mut by_key: Vec<(Vec<u8>, TermId)> = new_terms
-            .iter()
-            .map(|(id, bytes)| (lookup_key(bytes), *id))
-            .collect();
-        by_key.sort_unstable();
-        let mut term2id: Vec<(Vec<u8>, Vec<u8>)> = Vec::with_capacity(by_key.len());
-        for (key, id) in by_key {
-            match term2id.last_mut() {
-                Some((last, ids)) if *last == key => ids.extend_from_slice(&id.to_be_bytes()),
-                _ => {
-                    let mut ids = Vec::new();
-                    if is_hashed_key(&key) && self.store_has_terms {
-                        if let Some(existing) = db.get_cf(store.cf(Table::TermToId), &key)? {
-                            ids = encode_ids(&decode_ids(&existing)?);
-                        }
-                    }
-                    ids.extend_from_slice(&id.to_be_bytes());
-                    term2id.push((key, ids));
-                }
+        // The six index orders are sorted and written by every core at once; this thread
+        // writes the dictionary first, then joins in.
+        let queue = Mutex::new(Permutation::ALL.to_vec());
+        let next_order = || queue.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        let work = || -> Result<Vec<OrderStats>, StoreError> {
+            let mut done = Vec::new();
+            let mut buffer = Vec::new();
+            while let Some(permutation) = next_order() {
+                done.push(write_order(batch, quads, &mut buffer, permutation, self.rdf_type)?);
             }
-        }
-        batch.write(Table::TermToId, term2id)?;
-        drop(new_terms);
-
-        // Indexes, one order at a time, with the statistics each order gives in runs.
-        let mut deltas: Vec<(TermId, UsageDelta)> = Vec::new();
-        let mut pairs: Vec<(TermId, TermId, u64)> = Vec::new();
-        let mut classes: Vec<(TermId, u64)> = Vec::new();
-        let mut graphs: Vec<TermId> = Vec::new();
-        let mut subjects: Vec<TermId> = Vec::new();
-        let mut sorted = quads.to_vec();
-        for permutation in Permutation::ALL {
-            let order = permutation.order();
-            sorted.sort_unstable_by_key(|q| {
-                let t = q.terms();
-                (t[order[0]], t[order[1]], t[order[2]], t[order[3]])
-            });
-            batch.write(
-                permutation_table(permutation),
-                sorted.iter().map(|q| (permutation.key(q), [])),
-            )?;
-            match permutation {
-                Permutation::Spog => {
-                    for (term, n) in runs(&sorted, |q| q.subject) {
-                        subjects.push(term);
-                        deltas.push((term, UsageDelta { as_subject: n, ..UsageDelta::default() }));
-                    }
-                }
-                Permutation::Posg => {
-                    for (term, n) in runs(&sorted, |q| q.predicate) {
-                        deltas.push((term, UsageDelta { as_predicate: n, ..UsageDelta::default() }));
-                    }
-                    if let Some(rdf_type) = self.rdf_type {
-                        let start = sorted.partition_point(|q| q.predicate < rdf_type);
-                        let end = sorted.partition_point(|q| q.predicate <= rdf_type);
-                        for (class, n) in runs(&sorted[start..end], |q| q.object) {
-                            classes.push((class, n.unsigned_abs()));
-                        }
-                    }
-                }
-                Permutation::Ospg => {
-                    for (term, n) in runs(&sorted, |q| q.object) {
-                        deltas.push((term, UsageDelta { as_object: n, ..UsageDelta::default() }));
-                    }
-                }
-                Permutation::Gspo => {
-                    for (graph, n) in runs(&sorted, |q| q.graph) {
-                        if !graph.is_default_graph() {
-                            graphs.push(graph);
-                            deltas.push((graph, UsageDelta { as_graph: n, ..UsageDelta::default() }));
-                        }
-                    }
-                    for ((g, s), n) in runs(&sorted, |q| (q.graph, q.subject)) {
-                        pairs.push((s, g, n.unsigned_abs()));
-                    }
-                }
-                Permutation::Gpos => {
-                    for ((g, p), n) in runs(&sorted, |q| (q.graph, q.predicate)) {
-                        pairs.push((p, g, n.unsigned_abs()));
-                    }
-                }
-                Permutation::Gosp => {
-                    for ((g, o), n) in runs(&sorted, |q| (q.graph, q.object)) {
-                        pairs.push((o, g, n.unsigned_abs()));
-                    }
-                }
+            Ok(done)
+        };
+        let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).max(2) - 1;
+        let mut orders = Vec::new();
+        std::thread::scope(|scope| -> Result<(), StoreError> {
+            let handles: Vec<_> = (0..workers).map(|_| scope.spawn(work)).collect();
+            let mine = self.write_dictionary(batch, new_terms).and_then(|()| work());
+            for handle in handles {
+                orders.extend(handle.join().unwrap_or_else(|e| std::panic::resume_unwind(e))?);
             }
+            orders.extend(mine?);
+            Ok(())
+        })?;
+        let mut deltas = Vec::new();
+        let mut pairs = Vec::new();
+        let mut classes = Vec::new();
+        let mut graphs = Vec::new();
+        let mut subjects = Vec::new();
+        for order in orders {
+            deltas.extend(order.deltas);
+            pairs.extend(order.pairs);
+            classes.extend(order.classes);
+            graphs.extend(order.graphs);
+            subjects.extend(order.subjects);
         }
-        drop(sorted);
 
         // Term-graph positions: final values, and which pairs are new (a term entering a graph).
         pairs.sort_unstable_by_key(|(t, g, _)| (*t, *g));
@@ -612,7 +553,44 @@ impl<'a> Encoder<'a> {
             next_blank_id: self.next_blank_id,
             sequence,
             quad_count: state.quad_count,
+            term_cache: state.term_cache.clone(),
         })
+    }
+
+    fn write_dictionary(
+        &self,
+        batch: &IngestBatch,
+        mut new_terms: Vec<(TermId, Box<[u8]>)>,
+    ) -> Result<(), StoreError> {
+        let store = self.store;
+        new_terms.sort_unstable_by_key(|(id, _)| *id);
+        batch.write(
+            Table::IdToTerm,
+            new_terms.iter().map(|(id, bytes)| (id.to_be_bytes(), bytes.as_ref())),
+        )?;
+        let mut by_key: Vec<(Vec<u8>, TermId)> = new_terms
+            .iter()
+            .map(|(id, bytes)| (lookup_key(bytes), *id))
+            .collect();
+        drop(new_terms);
+        by_key.sort_unstable();
+        let mut term2id: Vec<(Vec<u8>, Vec<u8>)> = Vec::with_capacity(by_key.len());
+        for (key, id) in by_key {
+            match term2id.last_mut() {
+                Some((last, ids)) if *last == key => ids.extend_from_slice(&id.to_be_bytes()),
+                _ => {
+                    let mut ids = Vec::new();
+                    if is_hashed_key(&key) && self.store_has_terms {
+                        if let Some(existing) = store.db().get_cf(store.cf(Table::TermToId), &key)? {
+                            ids = encode_ids(&decode_ids(&existing)?);
+                        }
+                    }
+                    ids.extend_from_slice(&id.to_be_bytes());
+                    term2id.push((key, ids));
+                }
+            }
+        }
+        batch.write(Table::TermToId, term2id)
     }
 
     /// Current values of counters (0 when absent); keys must be sorted.
@@ -628,6 +606,91 @@ impl<'a> Encoder<'a> {
             .map(|v| v?.map_or(Ok(0), |v| Ok(decode_u64(&v)?)))
             .collect()
     }
+}
+
+/// Statistics that one index order yields from its sorted runs.
+#[derive(Default)]
+struct OrderStats {
+    deltas: Vec<(TermId, UsageDelta)>,
+    pairs: Vec<(TermId, TermId, u64)>,
+    classes: Vec<(TermId, u64)>,
+    graphs: Vec<TermId>,
+    subjects: Vec<TermId>,
+}
+
+/// Sorts the quads in one index order (in `buffer`, reused between orders to spare page
+/// faults), writes its SST file and counts its runs. `quads` is already in SPOG order.
+fn write_order(
+    batch: &IngestBatch,
+    quads: &[EncodedQuad],
+    buffer: &mut Vec<EncodedQuad>,
+    permutation: Permutation,
+    rdf_type: Option<TermId>,
+) -> Result<OrderStats, StoreError> {
+    let order = permutation.order();
+    let sorted: &[EncodedQuad] = if permutation == Permutation::Spog {
+        quads
+    } else {
+        buffer.clear();
+        buffer.extend_from_slice(quads);
+        buffer.sort_unstable_by_key(|q| {
+            let t = q.terms();
+            (t[order[0]], t[order[1]], t[order[2]], t[order[3]])
+        });
+        buffer
+    };
+    batch.write(
+        permutation_table(permutation),
+        sorted.iter().map(|q| (permutation.key(q), [])),
+    )?;
+    let mut stats = OrderStats::default();
+    match permutation {
+        Permutation::Spog => {
+            for (term, n) in runs(sorted, |q| q.subject) {
+                stats.subjects.push(term);
+                stats.deltas.push((term, UsageDelta { as_subject: n, ..UsageDelta::default() }));
+            }
+        }
+        Permutation::Posg => {
+            for (term, n) in runs(sorted, |q| q.predicate) {
+                stats.deltas.push((term, UsageDelta { as_predicate: n, ..UsageDelta::default() }));
+            }
+            if let Some(rdf_type) = rdf_type {
+                let start = sorted.partition_point(|q| q.predicate < rdf_type);
+                let end = sorted.partition_point(|q| q.predicate <= rdf_type);
+                for (class, n) in runs(&sorted[start..end], |q| q.object) {
+                    stats.classes.push((class, n.unsigned_abs()));
+                }
+            }
+        }
+        Permutation::Ospg => {
+            for (term, n) in runs(sorted, |q| q.object) {
+                stats.deltas.push((term, UsageDelta { as_object: n, ..UsageDelta::default() }));
+            }
+        }
+        Permutation::Gspo => {
+            for (graph, n) in runs(sorted, |q| q.graph) {
+                if !graph.is_default_graph() {
+                    stats.graphs.push(graph);
+                    stats.deltas.push((graph, UsageDelta { as_graph: n, ..UsageDelta::default() }));
+                }
+            }
+            for ((g, s), n) in runs(sorted, |q| (q.graph, q.subject)) {
+                stats.pairs.push((s, g, n.unsigned_abs()));
+            }
+        }
+        Permutation::Gpos => {
+            for ((g, p), n) in runs(sorted, |q| (q.graph, q.predicate)) {
+                stats.pairs.push((p, g, n.unsigned_abs()));
+            }
+        }
+        Permutation::Gosp => {
+            for ((g, o), n) in runs(sorted, |q| (q.graph, q.object)) {
+                stats.pairs.push((o, g, n.unsigned_abs()));
+            }
+        }
+    }
+    Ok(stats)
 }
 
 /// Runs of equal keys in a sorted slice, with their lengths.

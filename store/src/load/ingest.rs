@@ -16,6 +16,8 @@ use rocksdb::{IngestExternalFileOptions, Options, SstFileWriter, WriteBatch, DBC
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 const PENDING_INGEST: &[u8] = b"pending_ingest";
 const TMP_PREFIX: &str = "load-tmp-";
@@ -24,7 +26,8 @@ const MANIFEST: &str = "manifest";
 /// A folder of SST files being prepared for one ingest.
 pub(crate) struct IngestBatch {
     dir: PathBuf,
-    files: Vec<(Table, PathBuf)>,
+    files: Mutex<Vec<(usize, Table, PathBuf)>>,
+    next_file: AtomicUsize,
     options: Options,
 }
 
@@ -43,20 +46,21 @@ impl IngestBatch {
         options.set_compression_type(DBCompressionType::Zstd);
         Ok(Self {
             dir,
-            files: Vec::new(),
+            files: Mutex::new(Vec::new()),
+            next_file: AtomicUsize::new(0),
             options,
         })
     }
 
     /// Writes one SST file for `table`; `entries` must be in strictly increasing key order.
+    /// Several files may be written at once from different threads.
     pub(crate) fn write<K: AsRef<[u8]>, V: AsRef<[u8]>>(
-        &mut self,
+        &self,
         table: Table,
         entries: impl IntoIterator<Item = (K, V)>,
     ) -> Result<(), StoreError> {
-        let path = self
-            .dir
-            .join(format!("{:03}-{}.sst", self.files.len(), table.name()));
+        let index = self.next_file.fetch_add(1, Ordering::Relaxed);
+        let path = self.dir.join(format!("{index:03}-{}.sst", table.name()));
         let mut writer = SstFileWriter::create(&self.options);
         writer.open(&path)?;
         let mut any = false;
@@ -66,7 +70,10 @@ impl IngestBatch {
         }
         if any {
             writer.finish()?;
-            self.files.push((table, path));
+            self.files
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push((index, table, path));
         } else {
             drop(writer);
             let _ = fs::remove_file(&path);
@@ -76,10 +83,12 @@ impl IngestBatch {
 
     /// Ingests every file and sets the writer counters, as one recoverable step.
     pub(crate) fn commit(self, store: &Store, state: &mut WriterState, last_commit_ms: u64) -> Result<(), StoreError> {
+        let mut files = self.files.into_inner().unwrap_or_else(|e| e.into_inner());
+        files.sort_unstable_by_key(|(index, _, _)| *index);
         let manifest = Manifest {
             state: state.clone(),
             last_commit_ms,
-            files: self.files.clone(),
+            files: files.into_iter().map(|(_, t, p)| (t, p)).collect(),
         };
         manifest.write(&self.dir)?;
         let db = store.db();
@@ -91,7 +100,13 @@ impl IngestBatch {
             .and_then(|n| n.to_str())
             .ok_or_else(|| CorruptionError::msg("temporary folder name is not UTF-8"))?;
         db.put_cf_opt(store.cf(Table::Meta), PENDING_INGEST, relative.as_bytes(), &options)?;
-        apply(store, &self.dir, &manifest)?;
+        ingest_files(store, &manifest)?;
+        if take_simulated_crash(store.path()) {
+            return Err(StoreError::Io(std::io::Error::other(
+                "simulated crash between ingest and counters",
+            )));
+        }
+        write_counters(store, &self.dir, &manifest)?;
         store.publish_sequence(state.sequence);
         Ok(())
     }
@@ -136,6 +151,7 @@ impl Manifest {
             next_blank_id: 1,
             sequence: 0,
             quad_count: 0,
+            term_cache: crate::store::TermCache::default(),
         };
         let mut last_commit_ms = 0;
         let mut files = Vec::new();
@@ -168,7 +184,34 @@ impl Manifest {
     }
 }
 
+/// Stores whose next bulk ingest stops after its files are ingested and before its counters
+/// are written, as a crash there would (see [`simulate_crash_after_next_ingest`]).
+static CRASH_AFTER_INGEST: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// Test hook: the next bulk ingest into the store at `store_path` stops right after its files
+/// are ingested, before its counters are written, and fails as if the process had died there.
+/// Reopening the store must then finish the load.
+#[doc(hidden)]
+pub fn simulate_crash_after_next_ingest(store_path: &Path) {
+    CRASH_AFTER_INGEST
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(store_path.to_path_buf());
+}
+
+fn take_simulated_crash(store_path: &Path) -> bool {
+    let mut paths = CRASH_AFTER_INGEST.lock().unwrap_or_else(|e| e.into_inner());
+    let before = paths.len();
+    paths.retain(|p| p != store_path);
+    paths.len() != before
+}
+
 fn apply(store: &Store, dir: &Path, manifest: &Manifest) -> Result<(), StoreError> {
+    ingest_files(store, manifest)?;
+    write_counters(store, dir, manifest)
+}
+
+fn ingest_files(store: &Store, manifest: &Manifest) -> Result<(), StoreError> {
     let db = store.db();
     for (table, path) in &manifest.files {
         let mut options = IngestExternalFileOptions::default();
@@ -177,6 +220,11 @@ fn apply(store: &Store, dir: &Path, manifest: &Manifest) -> Result<(), StoreErro
         options.set_move_files(false);
         db.ingest_external_file_cf_opts(store.cf(*table), &options, vec![path])?;
     }
+    Ok(())
+}
+
+fn write_counters(store: &Store, dir: &Path, manifest: &Manifest) -> Result<(), StoreError> {
+    let db = store.db();
     let meta = store.cf(Table::Meta);
     let mut batch = WriteBatch::default();
     batch.put_cf(meta, meta_key::SEQUENCE, encode_u64(manifest.state.sequence));
@@ -207,6 +255,7 @@ pub(crate) fn recover_interrupted_ingest(store: &Store) -> Result<(), StoreError
         apply(store, &dir, &manifest)?;
         let mut state = store.lock_writer();
         *state = manifest.state;
+        state.term_cache = crate::store::TermCache::default();
         store.publish_sequence(state.sequence);
     }
     for entry in fs::read_dir(store.path())? {

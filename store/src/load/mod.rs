@@ -13,6 +13,8 @@ mod input;
 
 pub use bulk::{BulkLoader, LoadProgress, LoadReport};
 pub(crate) use ingest::recover_interrupted_ingest;
+#[doc(hidden)]
+pub use ingest::simulate_crash_after_next_ingest;
 pub use input::{format_from_path, Input};
 pub use oxrdfio::RdfFormat;
 

@@ -103,10 +103,15 @@ pub struct Transaction<'a> {
     next_blank_id: u64,
     overlay: Overlay,
     term_buffer: Vec<u8>,
+    /// Ids from these on were handed out by this transaction (nothing committed uses them).
+    first_new_dictionary_id: u64,
+    first_new_blank_id: u64,
 }
 
 impl<'a> Transaction<'a> {
     pub(crate) fn new(store: &'a Store, state: MutexGuard<'a, WriterState>) -> Self {
+        let (first_new_dictionary_id, first_new_blank_id) =
+            (state.next_dictionary_id, state.next_blank_id);
         Self {
             store,
             next_dictionary_id: state.next_dictionary_id,
@@ -114,6 +119,8 @@ impl<'a> Transaction<'a> {
             state,
             overlay: Overlay::default(),
             term_buffer: Vec::new(),
+            first_new_dictionary_id,
+            first_new_blank_id,
         }
     }
 
@@ -138,7 +145,16 @@ impl<'a> Transaction<'a> {
         encode_term_bytes(term, &mut bytes);
         let found = match self.overlay.new_terms.get(&bytes) {
             Some(id) => Some(*id),
-            None => self.committed_term_id(&bytes)?,
+            None => match self.state.term_cache.get(&bytes) {
+                Some(id) => Some(id),
+                None => {
+                    let id = self.committed_term_id(&bytes)?;
+                    if let Some(id) = id {
+                        self.state.term_cache.insert(&bytes, id);
+                    }
+                    id
+                }
+            },
         };
         let id = match found {
             Some(id) => id,
@@ -157,6 +173,17 @@ impl<'a> Transaction<'a> {
         };
         self.term_buffer = bytes;
         Ok(id)
+    }
+
+    /// Whether the id was handed out by this transaction, so no committed quad can use it.
+    fn is_new_term(&self, id: TermId) -> bool {
+        match id.kind() {
+            TermKind::Iri | TermKind::Literal | TermKind::NamedBlank => {
+                id.payload() >= self.first_new_dictionary_id
+            }
+            TermKind::MintedBlank => id.payload() >= self.first_new_blank_id,
+            _ => false,
+        }
     }
 
     fn committed_term_id(&self, bytes: &[u8]) -> Result<Option<TermId>, StoreError> {
@@ -205,7 +232,8 @@ impl<'a> Transaction<'a> {
         if self.overlay.removed.remove(&quad) {
             return Ok(true);
         }
-        if self.overlay.added.contains(&quad) || self.contains_committed(&quad)? {
+        let surely_new = quad.terms().into_iter().any(|t| self.is_new_term(t));
+        if self.overlay.added.contains(&quad) || (!surely_new && self.contains_committed(&quad)?) {
             return Ok(false);
         }
         self.overlay.added.insert(quad);
@@ -338,15 +366,27 @@ impl<'a> Transaction<'a> {
             .iter()
             .map(|q| (q, 1_i64))
             .chain(self.overlay.removed.iter().map(|q| (q, -1_i64)));
-        for (quad, sign) in changes {
-            for permutation in Permutation::ALL {
-                let cf = store.cf(permutation_table(permutation));
-                if sign > 0 {
-                    batch.put_cf(cf, permutation.key(quad), []);
+        // Index entries go in key order per table: memtable inserts then walk the skip list
+        // from the previous position instead of from the top.
+        for permutation in Permutation::ALL {
+            let cf = store.cf(permutation_table(permutation));
+            let mut keys: Vec<([u8; 32], bool)> = self
+                .overlay
+                .added
+                .iter()
+                .map(|q| (permutation.key(q), true))
+                .chain(self.overlay.removed.iter().map(|q| (permutation.key(q), false)))
+                .collect();
+            keys.sort_unstable();
+            for (key, is_put) in keys {
+                if is_put {
+                    batch.put_cf(cf, key, []);
                 } else {
-                    batch.delete_cf(cf, permutation.key(quad));
+                    batch.delete_cf(cf, key);
                 }
             }
+        }
+        for (quad, sign) in changes {
             quad_delta += sign;
             subjects.push(quad.subject);
             term_deltas.entry(quad.subject).or_default().as_subject += sign;
@@ -364,14 +404,22 @@ impl<'a> Transaction<'a> {
         }
 
         // Per term and graph: positions, and whether the term entered or left the graph.
-        let term_graph_keys: Vec<_> = term_graph_deltas.keys().copied().collect();
+        // Pairs with a term or graph new in this transaction cannot exist yet: no look-up.
+        let (term_graph_keys, new_pairs): (Vec<_>, Vec<_>) = term_graph_deltas
+            .keys()
+            .copied()
+            .partition(|(t, g)| !self.is_new_term(*t) && !self.is_new_term(*g));
         let current = db.batched_multi_get_cf(
             store.cf(Table::TermGraph),
             term_graph_keys.iter().map(|(t, g)| term_graph_key(*t, *g)),
             false,
         );
-        for ((term, graph), value) in term_graph_keys.iter().zip(current) {
-            let old = value?.map_or(Ok(0), |v| decode_u64(&v))?;
+        let current = current
+            .into_iter()
+            .map(|v| v?.map_or(Ok(0), |v| decode_u64(&v).map_err(StoreError::from)))
+            .chain(new_pairs.iter().map(|_| Ok(0)))
+            .collect::<Result<Vec<u64>, StoreError>>()?;
+        for ((term, graph), old) in term_graph_keys.iter().chain(&new_pairs).zip(current) {
             let new = old.saturating_add_signed(term_graph_deltas[&(*term, *graph)]);
             let key = term_graph_key(*term, *graph);
             if new == 0 {
@@ -399,15 +447,21 @@ impl<'a> Transaction<'a> {
         }
 
         // Per term: counters; reclaim terms nothing refers to any more.
-        let terms: Vec<TermId> = term_deltas.keys().copied().collect();
+        let (terms, fresh): (Vec<TermId>, Vec<TermId>) =
+            term_deltas.keys().copied().partition(|t| !self.is_new_term(*t));
         let current = db.batched_multi_get_cf(
             store.cf(Table::TermStats),
             terms.iter().map(|t| t.to_be_bytes()),
             false,
         );
+        let current = current
+            .into_iter()
+            .map(|v| v?.map_or(Ok(TermUsage::default()), |v| TermUsage::decode(&v).map_err(StoreError::from)))
+            .chain(fresh.iter().map(|_| Ok(TermUsage::default())))
+            .collect::<Result<Vec<_>, StoreError>>()?;
         let mut new_terms_written = FxHashSet::default();
-        for (term, value) in terms.iter().zip(current) {
-            let mut usage = value?.map_or(Ok(TermUsage::default()), |v| TermUsage::decode(&v))?;
+        let mut reclaimed = Vec::new();
+        for (term, mut usage) in terms.iter().chain(&fresh).zip(current) {
             usage.apply(&term_deltas[term]);
             let unused = usage.is_unused();
             let is_new = self.overlay.new_terms_by_id.contains_key(term);
@@ -420,7 +474,7 @@ impl<'a> Transaction<'a> {
             if unused {
                 batch.delete_cf(store.cf(Table::TermStats), term.to_be_bytes());
                 if !graph_exists && !is_new && term.kind().is_in_dictionary() {
-                    self.reclaim_term(*term, &mut batch)?;
+                    reclaimed.push(self.reclaim_term(*term, &mut batch)?);
                 }
             } else {
                 batch.put_cf(store.cf(Table::TermStats), term.to_be_bytes(), usage.encode());
@@ -470,6 +524,9 @@ impl<'a> Transaction<'a> {
         batch.put_cf(meta, meta_key::LAST_COMMIT_MS, encode_u64(now_ms()));
         db.write_opt(batch, &store.write_options())?;
 
+        for bytes in reclaimed {
+            self.state.term_cache.remove(&bytes);
+        }
         self.state.sequence = sequence;
         self.state.quad_count = quad_count;
         self.state.next_dictionary_id = self.next_dictionary_id;
@@ -495,7 +552,8 @@ impl<'a> Transaction<'a> {
         Ok(())
     }
 
-    fn reclaim_term(&self, id: TermId, batch: &mut WriteBatch) -> Result<(), StoreError> {
+    /// Deletes a term's dictionary entries; returns its bytes.
+    fn reclaim_term(&self, id: TermId, batch: &mut WriteBatch) -> Result<Vec<u8>, StoreError> {
         let store = self.store;
         let db = store.db();
         let Some(bytes) = db.get_cf(store.cf(Table::IdToTerm), id.to_be_bytes())? else {
@@ -517,7 +575,7 @@ impl<'a> Transaction<'a> {
         } else {
             batch.delete_cf(store.cf(Table::TermToId), key);
         }
-        Ok(())
+        Ok(bytes)
     }
 }
 

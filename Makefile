@@ -1,0 +1,46 @@
+# Lodestone — the two commands a newcomer needs:
+#   make run    install what is missing, build, and serve the sample dataset on 127.0.0.1:7171
+#   make test   install what is missing, build, and run every test
+#
+# Debian's librocksdb is linked instead of compiling RocksDB (over 30 minutes on 2 cores);
+# .cargo/config.toml points ROCKSDB_LIB_DIR at it. On other platforms unset ROCKSDB_LIB_DIR
+# and the rocksdb crate builds its bundled copy.
+
+export CARGO_TARGET_DIR ?= $(HOME)/.cache/lodestone-target
+CARGO ?= cargo
+DATA ?= ./lodestone-data
+DEB_PACKAGES := librocksdb-dev libclang-dev pkg-config zstd time
+PY_PACKAGES := SPARQLWrapper
+
+.PHONY: run test deps deps-python build lint bench-load bench-trickle
+
+run: deps build
+	$(CARGO_TARGET_DIR)/release/lodestone serve --data $(DATA)
+
+test: deps deps-python
+	$(CARGO) test --release --workspace
+
+build:
+	$(CARGO) build --release -p lodestone-server
+
+lint:
+	$(CARGO) fmt --all -- --check
+	$(CARGO) clippy --release --workspace --all-targets -- -D warnings
+
+deps:
+	@missing=""; for p in $(DEB_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+		echo "installing Debian packages:$$missing"; \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
+	fi
+	@command -v $(CARGO) >/dev/null || { echo "cargo not found: install Rust from https://rustup.rs"; exit 1; }
+
+deps-python:
+	@for p in $(PY_PACKAGES); do python3 -c "import $$p" 2>/dev/null || pip install -q $$p; done
+
+bench-load: deps
+	bench/load.sh
+
+bench-trickle: deps
+	$(CARGO) run --release -p lodestone-server --bin lodestone-bench -- trickle

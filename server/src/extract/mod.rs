@@ -1,0 +1,5 @@
+//! Reading requests: the SPARQL protocol's parameters, content negotiation, write authorization.
+
+pub mod auth;
+pub mod negotiate;
+pub mod sparql;

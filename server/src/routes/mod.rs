@@ -1,0 +1,48 @@
+//! The router: one `router()` per area, and the layer every request goes through (one log line,
+//! the request counters, `Vary: Accept`).
+
+pub mod graph_store;
+pub mod health;
+pub mod sparql;
+
+use crate::state::AppState;
+use axum::extract::{MatchedPath, Request, State};
+use axum::http::{header, HeaderValue};
+use axum::middleware::{self, Next};
+use axum::response::Response;
+use axum::Router;
+use std::time::Instant;
+
+/// The HTTP application: `/sparql`, `/store`, `/health`, `/status`, `/metrics`.
+pub fn app(state: AppState) -> Router {
+    Router::new()
+        .merge(sparql::router(&state))
+        .merge(graph_store::router(&state))
+        .merge(health::router())
+        .layer(middleware::from_fn_with_state(state.clone(), track))
+        .with_state(state)
+}
+
+/// Logs one line per request (method, path, status, time to the response head), counts it by
+/// route and status, and marks every response as varying with `Accept`.
+async fn track(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    let start = Instant::now();
+    let method = request.method().clone();
+    let path = request.uri().path().to_owned();
+    let route = request
+        .extensions()
+        .get::<MatchedPath>()
+        .map_or_else(|| "unmatched".to_owned(), |p| p.as_str().to_owned());
+    let mut response = next.run(request).await;
+    let status = response.status().as_u16();
+    state.metrics().record_request(&route, status);
+    response
+        .headers_mut()
+        .append(header::VARY, HeaderValue::from_static("accept"));
+    tracing::info!(
+        target: "lodestone::http",
+        "{method} {path} {status} {:.1}ms",
+        start.elapsed().as_secs_f64() * 1000.0
+    );
+    response
+}

@@ -1,0 +1,133 @@
+//! The state every handler shares: the store, the settings, the query slots and the counters.
+//!
+//! Cheap to clone (one `Arc`). The store is behind its own `Arc` so that blocking engine work
+//! can hold it for as long as a streamed response lasts, independently of the request.
+
+use crate::config::ServerSettings;
+use crate::error::ApiError;
+use lodestone_store::{Store, StoreCounts, StoreError};
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+
+/// Shared state of the HTTP application.
+#[derive(Clone)]
+pub struct AppState {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    store: Arc<Store>,
+    settings: ServerSettings,
+    permits: Arc<Semaphore>,
+    metrics: Metrics,
+    started: Instant,
+    counts: Mutex<Option<StoreCounts>>,
+}
+
+impl AppState {
+    /// State over an open store with the given settings.
+    pub fn new(store: Arc<Store>, settings: ServerSettings) -> Self {
+        let permits = Arc::new(Semaphore::new(settings.max_concurrent_queries.max(1)));
+        Self {
+            inner: Arc::new(Inner {
+                store,
+                settings,
+                permits,
+                metrics: Metrics::default(),
+                started: Instant::now(),
+                counts: Mutex::new(None),
+            }),
+        }
+    }
+
+    /// The store.
+    pub fn store(&self) -> &Arc<Store> {
+        &self.inner.store
+    }
+
+    /// The settings.
+    pub fn settings(&self) -> &ServerSettings {
+        &self.inner.settings
+    }
+
+    /// The request counters.
+    pub fn metrics(&self) -> &Metrics {
+        &self.inner.metrics
+    }
+
+    /// When the state was built (the server's start).
+    pub fn started(&self) -> Instant {
+        self.inner.started
+    }
+
+    /// Takes one of the engine slots, or answers "busy" at once when all are taken.
+    pub fn try_permit(&self) -> Result<OwnedSemaphorePermit, ApiError> {
+        Arc::clone(&self.inner.permits)
+            .try_acquire_owned()
+            .map_err(|_| {
+                self.inner.metrics.busy.fetch_add(1, Ordering::Relaxed);
+                ApiError::Busy
+            })
+    }
+
+    /// Engine operations running now.
+    pub fn in_flight(&self) -> usize {
+        self.settings()
+            .max_concurrent_queries
+            .max(1)
+            .saturating_sub(self.inner.permits.available_permits())
+    }
+
+    /// Store totals, recomputed only after a commit (counting scans the statistics tables).
+    /// Blocking: call from `spawn_blocking`.
+    pub fn counts(&self) -> Result<StoreCounts, StoreError> {
+        let sequence = self.store().sequence();
+        let mut cached = self.inner.counts.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(counts) = cached.as_ref().filter(|c| c.sequence == sequence) {
+            return Ok(counts.clone());
+        }
+        let counts = self.store().reader().counts()?;
+        *cached = Some(counts.clone());
+        Ok(counts)
+    }
+}
+
+/// Counters exported by `/metrics`.
+#[derive(Default)]
+pub struct Metrics {
+    requests: Mutex<BTreeMap<(String, u16), u64>>,
+    /// SPARQL queries evaluated (and Graph Store reads).
+    pub queries: AtomicU64,
+    /// SPARQL updates and Graph Store writes applied.
+    pub updates: AtomicU64,
+    /// Operations stopped by their time budget.
+    pub timeouts: AtomicU64,
+    /// Results cut at the row cap.
+    pub truncated: AtomicU64,
+    /// Requests refused because every slot was taken.
+    pub busy: AtomicU64,
+}
+
+impl Metrics {
+    /// Counts one answered request.
+    pub fn record_request(&self, route: &str, status: u16) {
+        let mut requests = self.requests.lock().unwrap_or_else(|e| e.into_inner());
+        *requests.entry((route.to_owned(), status)).or_default() += 1;
+    }
+
+    /// Requests by (route, status), sorted.
+    pub fn requests(&self) -> Vec<((String, u16), u64)> {
+        let requests = self.requests.lock().unwrap_or_else(|e| e.into_inner());
+        requests.iter().map(|(k, v)| (k.clone(), *v)).collect()
+    }
+
+    /// Notes how an engine operation ended.
+    pub fn record_outcome(&self, error: Option<&ApiError>) {
+        if matches!(error, Some(ApiError::Timeout(_))) {
+            self.timeouts.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+}

@@ -1,0 +1,206 @@
+//! Helpers shared by the test modules: stores in temporary folders, dumps, parsing and
+//! serializing documents, isomorphism checks, and a slice of real data.
+
+use lodestone_store::load::{parse_into, BulkLoader, Input, LoadReport, ParseOptions, RdfFormat};
+use lodestone_store::{Reader, Store, StoreCounts, StoreOptions};
+use oxrdf::dataset::CanonicalizationAlgorithm;
+use oxrdf::{Dataset, QuadRef};
+use oxrdfio::{RdfParser, RdfSerializer};
+use std::io::Read;
+use std::ops::Deref;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use tempfile::TempDir;
+
+/// Every syntax the loaders accept.
+pub const FORMATS: [RdfFormat; 7] = [
+    RdfFormat::NTriples,
+    RdfFormat::NQuads,
+    RdfFormat::Turtle,
+    RdfFormat::TriG,
+    RdfFormat::RdfXml,
+    RdfFormat::N3,
+    RdfFormat::JsonLd {
+        profile: oxrdfio::JsonLdProfileSet::empty(),
+    },
+];
+
+/// Options small enough that many stores can be open at once in one test process.
+pub fn options() -> StoreOptions {
+    StoreOptions::default().with_memory_budget(16 << 20)
+}
+
+/// Opens (or creates) a store in `path`, panicking on error.
+pub fn open(path: &Path) -> Store {
+    Store::open(path, options()).unwrap_or_else(|e| panic!("opening {}: {e}", path.display()))
+}
+
+/// A store in a temporary folder that is deleted after the store is closed.
+pub struct TempStore {
+    // Field order matters: the store closes before its folder is removed.
+    store: Store,
+    dir: TempDir,
+}
+
+impl TempStore {
+    /// A new empty store.
+    pub fn new() -> Self {
+        let dir = tempfile::tempdir().expect("temporary folder");
+        let store = open(&dir.path().join("store"));
+        Self { store, dir }
+    }
+
+    /// The store folder.
+    pub fn path(&self) -> PathBuf {
+        self.dir.path().join("store")
+    }
+
+    /// A scratch folder next to the store, for input files and backups.
+    pub fn scratch(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Closes the store and opens it again.
+    pub fn reopen(self) -> Self {
+        let Self { store, dir } = self;
+        drop(store);
+        let store = open(&dir.path().join("store"));
+        Self { store, dir }
+    }
+
+    /// Closes the store, keeping the folder; reopen it with [`TempStore::from_parts`].
+    pub fn close(self) -> TempDir {
+        let Self { store, dir } = self;
+        drop(store);
+        dir
+    }
+
+    /// Opens the store of a folder left by [`TempStore::close`].
+    pub fn from_parts(dir: TempDir) -> Self {
+        let store = open(&dir.path().join("store"));
+        Self { store, dir }
+    }
+}
+
+impl Deref for TempStore {
+    type Target = Store;
+
+    fn deref(&self) -> &Store {
+        &self.store
+    }
+}
+
+/// Every quad a reader sees.
+pub fn dump_reader(reader: &Reader<'_>) -> Dataset {
+    reader
+        .all_quads()
+        .collect::<Result<Dataset, _>>()
+        .expect("reading every quad")
+}
+
+/// Every committed quad of a store.
+pub fn dump(store: &Store) -> Dataset {
+    dump_reader(&store.reader())
+}
+
+/// Counters of a store.
+pub fn counts(store: &Store) -> StoreCounts {
+    store.reader().counts().expect("counts")
+}
+
+/// Parses a document into a dataset.
+pub fn parse(data: &[u8], format: RdfFormat) -> Dataset {
+    RdfParser::from_format(format)
+        .for_slice(data)
+        .collect::<Result<Dataset, _>>()
+        .unwrap_or_else(|e| panic!("parsing a {format} document: {e}"))
+}
+
+/// Writes quads in a syntax (triple syntaxes get the default graph only).
+pub fn serialize<'a>(quads: impl IntoIterator<Item = QuadRef<'a>>, format: RdfFormat) -> Vec<u8> {
+    let mut serializer = RdfSerializer::from_format(format).for_writer(Vec::new());
+    for quad in quads {
+        if format.supports_datasets() || quad.graph_name.is_default_graph() {
+            serializer.serialize_quad(quad).expect("serializing");
+        }
+    }
+    serializer.finish().expect("finishing the document")
+}
+
+/// The canonical form of a dataset: isomorphic datasets have equal canonical forms.
+pub fn canonical(dataset: &Dataset) -> Dataset {
+    let mut dataset = dataset.clone();
+    dataset.canonicalize(CanonicalizationAlgorithm::Unstable);
+    dataset
+}
+
+/// Fails unless the two datasets are equal up to blank node renaming.
+#[track_caller]
+pub fn assert_isomorphic(actual: &Dataset, expected: &Dataset, context: &str) {
+    assert_eq!(actual.len(), expected.len(), "{context}: number of quads");
+    let (actual, expected) = (canonical(actual), canonical(expected));
+    if actual != expected {
+        let missing: Vec<_> = expected.iter().filter(|q| !actual.contains(*q)).take(5).collect();
+        let extra: Vec<_> = actual.iter().filter(|q| !expected.contains(*q)).take(5).collect();
+        panic!("{context}: datasets differ\nmissing: {missing:#?}\nunexpected: {extra:#?}");
+    }
+}
+
+/// Writes a file into `folder` and returns it as a loader input.
+pub fn write_input(folder: &Path, name: &str, content: &[u8]) -> Input {
+    let path = folder.join(name);
+    std::fs::write(&path, content).expect("writing an input file");
+    Input::File(path)
+}
+
+/// Bulk loads files with default options.
+pub fn bulk_load(store: &Store, inputs: &[Input]) -> LoadReport {
+    BulkLoader::new(store).load(inputs).expect("bulk load")
+}
+
+/// Loads documents through one transaction (the trickle path), each with its own blank node
+/// scope, and commits.
+pub fn transaction_load(store: &Store, documents: &[(&str, &[u8], RdfFormat)]) {
+    let mut transaction = store.transaction().expect("transaction");
+    for (name, data, format) in documents {
+        let options = ParseOptions {
+            format: Some(*format),
+            ..ParseOptions::default()
+        };
+        parse_into(&mut transaction, *data, name, &options).expect("parse into a transaction");
+    }
+    transaction.commit().expect("commit");
+}
+
+/// The first `lines` lines of the real music data set (N-Triples, no blank nodes).
+pub fn music(lines: usize) -> String {
+    static ALL: OnceLock<String> = OnceLock::new();
+    let all = ALL.get_or_init(|| {
+        let file = std::fs::File::open("/work/shared/data/real/music.nt.zst").expect("music data");
+        let mut text = String::new();
+        zstd::stream::read::Decoder::new(file)
+            .expect("zstd stream")
+            .read_to_string(&mut text)
+            .expect("decompressing the music data");
+        text
+    });
+    let end = all
+        .match_indices('\n')
+        .nth(lines - 1)
+        .map_or(all.len(), |(i, _)| i + 1);
+    all[..end].to_owned()
+}
+
+/// Property test settings: 64 cases unless `PROPTEST_CASES` says otherwise, no regression
+/// files written into the source tree (a failure prints its shrunk input).
+pub fn proptest_config() -> proptest::test_runner::Config {
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(64);
+    proptest::test_runner::Config {
+        cases,
+        failure_persistence: None,
+        ..proptest::test_runner::Config::default()
+    }
+}
