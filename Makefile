@@ -12,7 +12,7 @@ DATA ?= ./lodestone-data
 DEB_PACKAGES := librocksdb-dev libclang-dev pkg-config zstd time
 PY_PACKAGES := SPARQLWrapper
 
-.PHONY: run test deps deps-python build lint bench-load bench-trickle
+.PHONY: run test deps deps-python build lint bench-load bench-bsbm bench-trickle
 
 run: deps build
 	$(CARGO_TARGET_DIR)/release/lodestone serve --data $(DATA)
@@ -41,6 +41,9 @@ deps-python:
 
 bench-load: deps
 	bench/load.sh
+
+bench-bsbm: deps
+	bench/bsbm.sh
 
 bench-trickle: deps
 	$(CARGO) run --release -p lodestone-server --bin lodestone-bench -- trickle

@@ -85,6 +85,16 @@ impl Store {
                 ))));
             }
             std::fs::create_dir_all(&path)?;
+        } else {
+            // Opening would add our tables to a database of someone else's: look first.
+            let tables = DB::list_cf(&rocksdb::Options::default(), &path)?;
+            if !tables.iter().any(|t| t == Table::Meta.name()) {
+                return Err(CorruptionError::msg(format!(
+                    "{} is a RocksDB database but not a Lodestone store",
+                    path.display()
+                ))
+                .into());
+            }
         }
         let db = open_db(&path, &options)?;
         let meta = db

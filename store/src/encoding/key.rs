@@ -73,6 +73,18 @@ impl Permutation {
         Self::Gosp,
     ];
 
+    /// Position of this order in [`Self::ALL`].
+    pub const fn index(self) -> usize {
+        match self {
+            Self::Spog => 0,
+            Self::Posg => 1,
+            Self::Ospg => 2,
+            Self::Gspo => 3,
+            Self::Gpos => 4,
+            Self::Gosp => 5,
+        }
+    }
+
     /// The order of the quad positions (0 = S, 1 = P, 2 = O, 3 = G) in this permutation's keys.
     pub const fn order(self) -> [usize; 4] {
         match self {
@@ -151,10 +163,15 @@ mod tests {
     fn every_pattern_is_a_prefix() {
         for mask in 0..16_u8 {
             let bound = [mask & 1 != 0, mask & 2 != 0, mask & 4 != 0, mask & 8 != 0];
-            let (permutation, count) = Permutation::for_pattern(bound[0], bound[1], bound[2], bound[3]);
+            let (permutation, count) =
+                Permutation::for_pattern(bound[0], bound[1], bound[2], bound[3]);
             let order = permutation.order();
             for slot in 0..4 {
-                assert_eq!(bound[order[slot]], slot < count, "mask {mask:04b} with {permutation:?}");
+                assert_eq!(
+                    bound[order[slot]],
+                    slot < count,
+                    "mask {mask:04b} with {permutation:?}"
+                );
             }
         }
     }

@@ -3,7 +3,9 @@
 //! A [`TermId`] is 64 bits: a 4-bit kind and a 60-bit payload. Dictionary terms (IRIs,
 //! literals, blank nodes with foreign labels) get sequential payloads from one counter, so two
 //! terms never share an id. Some terms need no dictionary entry at all: blank nodes minted by
-//! the store carry their number in the payload, and canonical `xsd:integer` and `xsd:boolean`
+//! the store carry their number in the payload (their label is that number in hex behind a
+//! marker digit, `a000000000000001`, so that it starts with a letter as RDF/XML's
+//! `rdf:nodeID` requires), and canonical `xsd:integer` and `xsd:boolean`
 //! literals carry their value, offset so that ids of one kind sort in numeric order.
 //! A literal is inlined only when its lexical form is canonical (`"01"^^xsd:integer` goes to
 //! the dictionary), so the exact lexical form always survives.
@@ -15,6 +17,9 @@ const KIND_SHIFT: u32 = 60;
 const PAYLOAD_MASK: u64 = (1 << KIND_SHIFT) - 1;
 /// Offset added to inlined integers so that they sort numerically as unsigned payloads.
 const INTEGER_OFFSET: i64 = 1 << 59;
+/// The hex digit above the 60-bit number in the unique id of a minted blank node: its label
+/// is then always sixteen hex digits starting with `a`, a valid XML name.
+const MINTED_BLANK_MARKER: u128 = 0xa;
 
 /// The kind of term an id stands for, stored in its top four bits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -114,7 +119,12 @@ impl TermId {
     /// The term itself when it is inlined in the id (no dictionary needed).
     pub fn decode_inline(self) -> Option<Term> {
         match self.kind() {
-            TermKind::MintedBlank => Some(BlankNode::new_from_unique_id(self.payload().into()).into()),
+            TermKind::MintedBlank => Some(
+                BlankNode::new_from_unique_id(
+                    (MINTED_BLANK_MARKER << KIND_SHIFT) | u128::from(self.payload()),
+                )
+                .into(),
+            ),
             TermKind::Integer => {
                 let value = i64::try_from(self.payload()).ok()? - INTEGER_OFFSET;
                 Some(Literal::new_typed_literal(value.to_string(), xsd::INTEGER).into())
@@ -127,20 +137,24 @@ impl TermId {
 
 /// The id of a term that needs no dictionary entry, if it is one.
 ///
-/// Blank nodes whose label is a number below 2^60 (the labels the store itself hands out) are
-/// inlined, as are integers and booleans in canonical lexical form.
+/// Blank nodes labelled the way the store labels the ones it mints (`a` and fifteen lowercase
+/// hex digits) are inlined, as are integers and booleans in canonical lexical form.
 pub fn inline_id(term: TermRef<'_>) -> Option<TermId> {
     match term {
         TermRef::BlankNode(b) => {
             let id = b.unique_id()?;
+            if id >> KIND_SHIFT != MINTED_BLANK_MARKER {
+                return None;
+            }
+            let payload = u64::try_from(id).ok()? & PAYLOAD_MASK;
             // Only labels that `new_from_unique_id` would print back identically.
-            let payload = u64::try_from(id).ok().filter(|p| *p <= PAYLOAD_MASK)?;
             (BlankNode::new_from_unique_id(id).as_str() == b.as_str())
                 .then(|| TermId::new(TermKind::MintedBlank, payload))
         }
         TermRef::Literal(l) if l.datatype() == xsd::INTEGER => {
             let value: i64 = l.value().parse().ok()?;
-            if value.to_string() != l.value() || !(-INTEGER_OFFSET..INTEGER_OFFSET).contains(&value) {
+            if value.to_string() != l.value() || !(-INTEGER_OFFSET..INTEGER_OFFSET).contains(&value)
+            {
                 return None;
             }
             let payload = u64::try_from(value + INTEGER_OFFSET).ok()?;
@@ -259,7 +273,36 @@ mod tests {
 
     #[test]
     fn foreign_blank_labels_are_not_inlined() {
-        assert_eq!(inline_id(BlankNode::new_unchecked("b1").as_ref().into()), None);
-        assert_eq!(inline_id(BlankNode::new_unchecked("0a").as_ref().into()), None);
+        assert_eq!(
+            inline_id(BlankNode::new_unchecked("b1").as_ref().into()),
+            None
+        );
+        assert_eq!(
+            inline_id(BlankNode::new_unchecked("0a").as_ref().into()),
+            None
+        );
+        assert_eq!(
+            inline_id(BlankNode::new_unchecked("1").as_ref().into()),
+            None
+        );
+        assert_eq!(inline_id(BlankNode::default().as_ref().into()), None);
+    }
+
+    #[test]
+    fn minted_blank_labels_start_with_a_letter_and_read_back() {
+        for payload in [1, 2, 10, 0xff, TermId::MAX_PAYLOAD] {
+            let id = TermId::new(TermKind::MintedBlank, payload);
+            let Some(Term::BlankNode(blank)) = id.decode_inline() else {
+                panic!("{id:?} is not a blank node");
+            };
+            assert!(
+                blank.as_str().starts_with('a'),
+                "{blank} is not an XML name"
+            );
+            assert_eq!(blank.as_str().len(), 16);
+            assert_eq!(inline_id(blank.as_ref().into()), Some(id));
+            let relabelled = BlankNode::new_unchecked(blank.as_str());
+            assert_eq!(inline_id(relabelled.as_ref().into()), Some(id));
+        }
     }
 }

@@ -67,7 +67,11 @@ pub struct IndexUsage {
 fn table_options(table: Table, options: &StoreOptions, cache: &Cache) -> Options {
     let mut block = BlockBasedOptions::default();
     block.set_block_cache(cache);
-    block.set_block_size(if table.is_quad_index() { 16 << 10 } else { 8 << 10 });
+    block.set_block_size(if table.is_quad_index() {
+        16 << 10
+    } else {
+        8 << 10
+    });
     block.set_format_version(5);
     block.set_cache_index_and_filter_blocks(true);
     block.set_pin_l0_filter_and_index_blocks_in_cache(true);

@@ -119,12 +119,16 @@ impl<'a> BulkLoader<'a> {
         let mut last_progress = Instant::now();
         let mut result = Ok(());
         for input in inputs {
-            let format = self.options.format.or_else(|| input.format()).ok_or_else(|| {
-                StoreError::Format(format!(
-                    "{}: cannot tell the RDF syntax from the file name; use --format",
-                    input.name()
-                ))
-            })?;
+            let format = self
+                .options
+                .format
+                .or_else(|| input.format())
+                .ok_or_else(|| {
+                    StoreError::Format(format!(
+                        "{}: cannot tell the RDF syntax from the file name; use --format",
+                        input.name()
+                    ))
+                })?;
             let options = ParseOptions {
                 format: Some(format),
                 ..self.options.clone()
@@ -138,7 +142,9 @@ impl<'a> BulkLoader<'a> {
                 scope.spawn(move || {
                     let mut batch = Vec::with_capacity(PARSE_BATCH);
                     for quad in parser.for_reader(reader) {
-                        let fatal = quad.as_ref().is_err_and(|e| !matches!(e, RdfParseError::Syntax(_)));
+                        let fatal = quad
+                            .as_ref()
+                            .is_err_and(|e| !matches!(e, RdfParseError::Syntax(_)));
                         batch.push(quad);
                         if batch.len() == PARSE_BATCH || fatal {
                             if sender.send(std::mem::take(&mut batch)).is_err() || fatal {
@@ -161,7 +167,9 @@ impl<'a> BulkLoader<'a> {
                             Err(e @ RdfParseError::Syntax(_)) if options.lenient => {
                                 report.skipped += 1;
                                 if report.first_errors.len() < REPORTED_ERRORS {
-                                    report.first_errors.push(describe_parse_error(&name, &e).to_string());
+                                    report
+                                        .first_errors
+                                        .push(describe_parse_error(&name, &e).to_string());
                                 }
                             }
                             Err(e) => {
@@ -226,9 +234,13 @@ impl<'a> BulkLoader<'a> {
     /// Parses every input once without storing anything; the first syntax error fails.
     fn validate(&self, inputs: &[Input]) -> Result<(), StoreError> {
         for input in inputs {
-            let format = self.options.format.or_else(|| input.format()).ok_or_else(|| {
-                StoreError::Format(format!("{}: unknown RDF syntax", input.name()))
-            })?;
+            let format = self
+                .options
+                .format
+                .or_else(|| input.format())
+                .ok_or_else(|| {
+                    StoreError::Format(format!("{}: unknown RDF syntax", input.name()))
+                })?;
             let options = ParseOptions {
                 format: Some(format),
                 ..self.options.clone()
@@ -256,8 +268,13 @@ fn clone_error(e: &StoreError) -> StoreError {
 }
 
 /// Copies standard input to a file in the store folder so that it can be read twice.
-fn spool_stdin(store: &Store, inputs: &[Input]) -> Result<(Vec<Input>, tempfile_guard::Guard), StoreError> {
-    let path = store.path().join(format!("load-tmp-stdin-{}", std::process::id()));
+fn spool_stdin(
+    store: &Store,
+    inputs: &[Input],
+) -> Result<(Vec<Input>, tempfile_guard::Guard), StoreError> {
+    let path = store
+        .path()
+        .join(format!("load-tmp-stdin-{}", std::process::id()));
     let mut file = std::fs::File::create(&path)?;
     std::io::copy(&mut std::io::stdin().lock(), &mut file)?;
     let inputs = inputs
@@ -331,7 +348,8 @@ impl<'a> Encoder<'a> {
             GraphNameRef::BlankNode(b) => self.blank(b.as_str()),
             GraphNameRef::NamedNode(n) => self.term(n.into())?,
         };
-        self.quads.push(EncodedQuad::new(subject, predicate, object, graph));
+        self.quads
+            .push(EncodedQuad::new(subject, predicate, object, graph));
         Ok(())
     }
 
@@ -374,7 +392,8 @@ impl<'a> Encoder<'a> {
         if term == TermRef::NamedNode(rdf::TYPE) {
             self.rdf_type = Some(id);
         }
-        self.terms.insert(self.buffer.clone().into_boxed_slice(), (id, is_new));
+        self.terms
+            .insert(self.buffer.clone().into_boxed_slice(), (id, is_new));
         Ok(id)
     }
 
@@ -446,17 +465,32 @@ impl<'a> Encoder<'a> {
             let mut done = Vec::new();
             let mut buffer = Vec::new();
             while let Some(permutation) = next_order() {
-                done.push(write_order(batch, quads, &mut buffer, permutation, self.rdf_type)?);
+                done.push(write_order(
+                    batch,
+                    quads,
+                    &mut buffer,
+                    permutation,
+                    self.rdf_type,
+                )?);
             }
             Ok(done)
         };
-        let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).max(2) - 1;
+        let workers = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .max(2)
+            - 1;
         let mut orders = Vec::new();
         std::thread::scope(|scope| -> Result<(), StoreError> {
             let handles: Vec<_> = (0..workers).map(|_| scope.spawn(work)).collect();
-            let mine = self.write_dictionary(batch, new_terms).and_then(|()| work());
+            let mine = self
+                .write_dictionary(batch, new_terms)
+                .and_then(|()| work());
             for handle in handles {
-                orders.extend(handle.join().unwrap_or_else(|e| std::panic::resume_unwind(e))?);
+                orders.extend(
+                    handle
+                        .join()
+                        .unwrap_or_else(|e| std::panic::resume_unwind(e))?,
+                );
             }
             orders.extend(mine?);
             Ok(())
@@ -483,16 +517,29 @@ impl<'a> Encoder<'a> {
                 _ => merged.push((t, g, n)),
             }
         }
-        let old = self.existing_counters(Table::TermGraph, merged.iter().map(|(t, g, _)| term_graph_key(*t, *g).to_vec()))?;
+        let old = self.existing_counters(
+            Table::TermGraph,
+            merged
+                .iter()
+                .map(|(t, g, _)| term_graph_key(*t, *g).to_vec()),
+        )?;
         for ((t, _, n), old) in merged.iter_mut().zip(&old) {
             if *old == 0 {
-                deltas.push((*t, UsageDelta { graphs: 1, ..UsageDelta::default() }));
+                deltas.push((
+                    *t,
+                    UsageDelta {
+                        graphs: 1,
+                        ..UsageDelta::default()
+                    },
+                ));
             }
             *n += old;
         }
         batch.write(
             Table::TermGraph,
-            merged.iter().map(|(t, g, n)| (term_graph_key(*t, *g), encode_u64(*n))),
+            merged
+                .iter()
+                .map(|(t, g, n)| (term_graph_key(*t, *g), encode_u64(*n))),
         )?;
         drop(merged);
 
@@ -534,10 +581,16 @@ impl<'a> Encoder<'a> {
         drop(usage);
 
         // Classes and graphs.
-        let old = self.existing_counters(Table::ClassStats, classes.iter().map(|(c, _)| c.to_be_bytes().to_vec()))?;
+        let old = self.existing_counters(
+            Table::ClassStats,
+            classes.iter().map(|(c, _)| c.to_be_bytes().to_vec()),
+        )?;
         batch.write(
             Table::ClassStats,
-            classes.iter().zip(old).map(|((c, n), old)| (c.to_be_bytes(), encode_u64(n + old))),
+            classes
+                .iter()
+                .zip(old)
+                .map(|((c, n), old)| (c.to_be_bytes(), encode_u64(n + old))),
         )?;
         batch.write(Table::Graphs, graphs.iter().map(|g| (g.to_be_bytes(), [])))?;
 
@@ -545,7 +598,10 @@ impl<'a> Encoder<'a> {
         let sequence = state.sequence + 1;
         batch.write(
             Table::Changes,
-            [(sequence.to_be_bytes(), ChangeBatch::encode_subjects(&subjects))],
+            [(
+                sequence.to_be_bytes(),
+                ChangeBatch::encode_subjects(&subjects),
+            )],
         )?;
 
         Ok(WriterState {
@@ -566,7 +622,9 @@ impl<'a> Encoder<'a> {
         new_terms.sort_unstable_by_key(|(id, _)| *id);
         batch.write(
             Table::IdToTerm,
-            new_terms.iter().map(|(id, bytes)| (id.to_be_bytes(), bytes.as_ref())),
+            new_terms
+                .iter()
+                .map(|(id, bytes)| (id.to_be_bytes(), bytes.as_ref())),
         )?;
         let mut by_key: Vec<(Vec<u8>, TermId)> = new_terms
             .iter()
@@ -581,7 +639,9 @@ impl<'a> Encoder<'a> {
                 _ => {
                     let mut ids = Vec::new();
                     if is_hashed_key(&key) && self.store_has_terms {
-                        if let Some(existing) = store.db().get_cf(store.cf(Table::TermToId), &key)? {
+                        if let Some(existing) =
+                            store.db().get_cf(store.cf(Table::TermToId), &key)?
+                        {
                             ids = encode_ids(&decode_ids(&existing)?);
                         }
                     }
@@ -594,7 +654,11 @@ impl<'a> Encoder<'a> {
     }
 
     /// Current values of counters (0 when absent); keys must be sorted.
-    fn existing_counters(&self, table: Table, keys: impl Iterator<Item = Vec<u8>>) -> Result<Vec<u64>, StoreError> {
+    fn existing_counters(
+        &self,
+        table: Table,
+        keys: impl Iterator<Item = Vec<u8>>,
+    ) -> Result<Vec<u64>, StoreError> {
         let keys: Vec<Vec<u8>> = keys.collect();
         if !self.store_has_quads {
             return Ok(vec![0; keys.len()]);
@@ -648,12 +712,24 @@ fn write_order(
         Permutation::Spog => {
             for (term, n) in runs(sorted, |q| q.subject) {
                 stats.subjects.push(term);
-                stats.deltas.push((term, UsageDelta { as_subject: n, ..UsageDelta::default() }));
+                stats.deltas.push((
+                    term,
+                    UsageDelta {
+                        as_subject: n,
+                        ..UsageDelta::default()
+                    },
+                ));
             }
         }
         Permutation::Posg => {
             for (term, n) in runs(sorted, |q| q.predicate) {
-                stats.deltas.push((term, UsageDelta { as_predicate: n, ..UsageDelta::default() }));
+                stats.deltas.push((
+                    term,
+                    UsageDelta {
+                        as_predicate: n,
+                        ..UsageDelta::default()
+                    },
+                ));
             }
             if let Some(rdf_type) = rdf_type {
                 let start = sorted.partition_point(|q| q.predicate < rdf_type);
@@ -665,14 +741,26 @@ fn write_order(
         }
         Permutation::Ospg => {
             for (term, n) in runs(sorted, |q| q.object) {
-                stats.deltas.push((term, UsageDelta { as_object: n, ..UsageDelta::default() }));
+                stats.deltas.push((
+                    term,
+                    UsageDelta {
+                        as_object: n,
+                        ..UsageDelta::default()
+                    },
+                ));
             }
         }
         Permutation::Gspo => {
             for (graph, n) in runs(sorted, |q| q.graph) {
                 if !graph.is_default_graph() {
                     stats.graphs.push(graph);
-                    stats.deltas.push((graph, UsageDelta { as_graph: n, ..UsageDelta::default() }));
+                    stats.deltas.push((
+                        graph,
+                        UsageDelta {
+                            as_graph: n,
+                            ..UsageDelta::default()
+                        },
+                    ));
                 }
             }
             for ((g, s), n) in runs(sorted, |q| (q.graph, q.subject)) {

@@ -12,12 +12,12 @@ use crate::error::{CorruptionError, StoreError};
 use crate::kv::{meta_key, Table};
 use crate::stats::encode_u64;
 use crate::store::{Store, WriterState};
-use rocksdb::{IngestExternalFileOptions, Options, SstFileWriter, WriteBatch, DBCompressionType};
+use rocksdb::{DBCompressionType, IngestExternalFileOptions, Options, SstFileWriter, WriteBatch};
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 const PENDING_INGEST: &[u8] = b"pending_ingest";
 const TMP_PREFIX: &str = "load-tmp-";
@@ -82,7 +82,12 @@ impl IngestBatch {
     }
 
     /// Ingests every file and sets the writer counters, as one recoverable step.
-    pub(crate) fn commit(self, store: &Store, state: &mut WriterState, last_commit_ms: u64) -> Result<(), StoreError> {
+    pub(crate) fn commit(
+        self,
+        store: &Store,
+        state: &mut WriterState,
+        last_commit_ms: u64,
+    ) -> Result<(), StoreError> {
         let mut files = self.files.into_inner().unwrap_or_else(|e| e.into_inner());
         files.sort_unstable_by_key(|(index, _, _)| *index);
         let manifest = Manifest {
@@ -99,7 +104,12 @@ impl IngestBatch {
             .file_name()
             .and_then(|n| n.to_str())
             .ok_or_else(|| CorruptionError::msg("temporary folder name is not UTF-8"))?;
-        db.put_cf_opt(store.cf(Table::Meta), PENDING_INGEST, relative.as_bytes(), &options)?;
+        db.put_cf_opt(
+            store.cf(Table::Meta),
+            PENDING_INGEST,
+            relative.as_bytes(),
+            &options,
+        )?;
         ingest_files(store, &manifest)?;
         if take_simulated_crash(store.path()) {
             return Err(StoreError::Io(std::io::Error::other(
@@ -134,7 +144,10 @@ impl Manifest {
             self.last_commit_ms
         );
         for (table, path) in &self.files {
-            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+            let name = path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or_default();
             text.push_str(&format!("file {} {name}\n", table.name()));
         }
         let mut file = fs::File::create(dir.join(MANIFEST))?;
@@ -227,11 +240,31 @@ fn write_counters(store: &Store, dir: &Path, manifest: &Manifest) -> Result<(), 
     let db = store.db();
     let meta = store.cf(Table::Meta);
     let mut batch = WriteBatch::default();
-    batch.put_cf(meta, meta_key::SEQUENCE, encode_u64(manifest.state.sequence));
-    batch.put_cf(meta, meta_key::QUAD_COUNT, encode_u64(manifest.state.quad_count));
-    batch.put_cf(meta, meta_key::NEXT_DICTIONARY_ID, encode_u64(manifest.state.next_dictionary_id));
-    batch.put_cf(meta, meta_key::NEXT_BLANK_ID, encode_u64(manifest.state.next_blank_id));
-    batch.put_cf(meta, meta_key::LAST_COMMIT_MS, encode_u64(manifest.last_commit_ms));
+    batch.put_cf(
+        meta,
+        meta_key::SEQUENCE,
+        encode_u64(manifest.state.sequence),
+    );
+    batch.put_cf(
+        meta,
+        meta_key::QUAD_COUNT,
+        encode_u64(manifest.state.quad_count),
+    );
+    batch.put_cf(
+        meta,
+        meta_key::NEXT_DICTIONARY_ID,
+        encode_u64(manifest.state.next_dictionary_id),
+    );
+    batch.put_cf(
+        meta,
+        meta_key::NEXT_BLANK_ID,
+        encode_u64(manifest.state.next_blank_id),
+    );
+    batch.put_cf(
+        meta,
+        meta_key::LAST_COMMIT_MS,
+        encode_u64(manifest.last_commit_ms),
+    );
     batch.delete_cf(meta, PENDING_INGEST);
     let mut options = rocksdb::WriteOptions::default();
     options.set_sync(true);
@@ -261,7 +294,12 @@ pub(crate) fn recover_interrupted_ingest(store: &Store) -> Result<(), StoreError
     for entry in fs::read_dir(store.path())? {
         let entry = entry?;
         if entry.file_name().to_string_lossy().starts_with(TMP_PREFIX) {
-            fs::remove_dir_all(entry.path())?;
+            // Load folders, and the copy of standard input (`load-tmp-stdin-…`), a file.
+            if entry.file_type()?.is_dir() {
+                fs::remove_dir_all(entry.path())?;
+            } else {
+                fs::remove_file(entry.path())?;
+            }
         }
     }
     Ok(())

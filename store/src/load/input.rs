@@ -51,7 +51,10 @@ impl Input {
 
     /// Opens the input, decompressing by suffix. The counter receives the number of
     /// (compressed) bytes read so far, for progress reporting.
-    pub fn open(&self, counter: Option<std::sync::Arc<std::sync::atomic::AtomicU64>>) -> Result<Box<dyn Read + Send>, StoreError> {
+    pub fn open(
+        &self,
+        counter: Option<std::sync::Arc<std::sync::atomic::AtomicU64>>,
+    ) -> Result<Box<dyn Read + Send>, StoreError> {
         let raw: Box<dyn Read + Send> = match self {
             Self::File(path) => Box::new(File::open(path).map_err(|e| {
                 StoreError::Io(io::Error::new(e.kind(), format!("{}: {e}", path.display())))
@@ -59,7 +62,10 @@ impl Input {
             Self::Stdin => Box::new(io::stdin()),
         };
         let raw: Box<dyn Read + Send> = match counter {
-            Some(counter) => Box::new(CountingReader { inner: raw, counter }),
+            Some(counter) => Box::new(CountingReader {
+                inner: raw,
+                counter,
+            }),
             None => raw,
         };
         let raw = BufReader::with_capacity(1 << 20, raw);
@@ -68,9 +74,18 @@ impl Input {
             Self::Stdin => None,
         };
         Ok(match compression {
-            Some(Compression::Gzip) => Box::new(BufReader::with_capacity(1 << 20, flate2::read::MultiGzDecoder::new(raw))),
-            Some(Compression::Bzip2) => Box::new(BufReader::with_capacity(1 << 20, bzip2::read::MultiBzDecoder::new(raw))),
-            Some(Compression::Zstd) => Box::new(BufReader::with_capacity(1 << 20, zstd::stream::read::Decoder::with_buffer(raw)?)),
+            Some(Compression::Gzip) => Box::new(BufReader::with_capacity(
+                1 << 20,
+                flate2::read::MultiGzDecoder::new(raw),
+            )),
+            Some(Compression::Bzip2) => Box::new(BufReader::with_capacity(
+                1 << 20,
+                bzip2::read::MultiBzDecoder::new(raw),
+            )),
+            Some(Compression::Zstd) => Box::new(BufReader::with_capacity(
+                1 << 20,
+                zstd::stream::read::Decoder::with_buffer(raw)?,
+            )),
             None => Box::new(raw),
         })
     }
@@ -120,6 +135,8 @@ pub fn format_from_path(path: &Path) -> Option<RdfFormat> {
         "json" => Some(RdfFormat::JsonLd {
             profile: oxrdfio::JsonLdProfileSet::empty(),
         }),
+        // oxrdfio reads `.txt` as N-Triples; a text file is too often something else.
+        "txt" => None,
         other => RdfFormat::from_extension(other),
     }
 }
@@ -130,10 +147,22 @@ mod tests {
 
     #[test]
     fn formats_from_names() {
-        assert_eq!(format_from_path(Path::new("a.nt.zst")), Some(RdfFormat::NTriples));
-        assert_eq!(format_from_path(Path::new("a.ttl")), Some(RdfFormat::Turtle));
-        assert_eq!(format_from_path(Path::new("a.nq.gz")), Some(RdfFormat::NQuads));
-        assert_eq!(format_from_path(Path::new("a.rdf")), Some(RdfFormat::RdfXml));
+        assert_eq!(
+            format_from_path(Path::new("a.nt.zst")),
+            Some(RdfFormat::NTriples)
+        );
+        assert_eq!(
+            format_from_path(Path::new("a.ttl")),
+            Some(RdfFormat::Turtle)
+        );
+        assert_eq!(
+            format_from_path(Path::new("a.nq.gz")),
+            Some(RdfFormat::NQuads)
+        );
+        assert_eq!(
+            format_from_path(Path::new("a.rdf")),
+            Some(RdfFormat::RdfXml)
+        );
         assert_eq!(format_from_path(Path::new("a.trig")), Some(RdfFormat::TriG));
         assert_eq!(format_from_path(Path::new("a.txt")), None);
     }

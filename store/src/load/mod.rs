@@ -47,7 +47,11 @@ pub struct BlankScope {
 
 impl BlankScope {
     /// The store blank node standing for `label` in this document, minted on first use.
-    pub fn resolve(&mut self, label: BlankNodeRef<'_>, transaction: &mut Transaction<'_>) -> TermId {
+    pub fn resolve(
+        &mut self,
+        label: BlankNodeRef<'_>,
+        transaction: &mut Transaction<'_>,
+    ) -> TermId {
         if let Some(id) = self.labels.get(label.as_str()) {
             return *id;
         }
@@ -106,9 +110,9 @@ pub fn parser_for(format: RdfFormat, options: &ParseOptions) -> Result<RdfParser
     if let Some(graph) = &options.graph {
         parser = parser.with_default_graph(graph.clone());
     }
-    if options.lenient {
-        parser = parser.lenient();
-    }
+    // `options.lenient` is handled by the callers, which skip the statements the parser
+    // reports. oxrdfio's own `lenient()` is something else: it stops checking IRIs and
+    // language tags, so broken terms would be stored instead of skipped.
     Ok(parser)
 }
 

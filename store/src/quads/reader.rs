@@ -22,6 +22,10 @@ const DECODE_CACHE_LIMIT: usize = 200_000;
 /// get transient ids that live as long as the reader.
 pub struct Reader<'a> {
     db: &'a DB,
+    /// Idle iterators of each index order, reused by later scans: creating a RocksDB iterator
+    /// costs more than a short scan. Declared before the snapshot, which they read, so that
+    /// they are dropped first.
+    idle: RefCell<[Vec<DBRawIterator<'a>>; 6]>,
     snapshot: Snapshot<'a>,
     overlay: Option<&'a Overlay>,
     cache: RefCell<ReaderCache>,
@@ -38,6 +42,7 @@ impl<'a> Reader<'a> {
     pub(crate) fn new(db: &'a DB, overlay: Option<&'a Overlay>) -> Self {
         Self {
             db,
+            idle: RefCell::default(),
             snapshot: db.snapshot(),
             overlay,
             cache: RefCell::default(),
@@ -72,7 +77,7 @@ impl<'a> Reader<'a> {
         predicate: Option<TermId>,
         object: Option<TermId>,
         graph: Option<TermId>,
-    ) -> QuadIter<'_> {
+    ) -> QuadIter<'_, 'a> {
         let (permutation, _) = Permutation::for_pattern(
             subject.is_some(),
             predicate.is_some(),
@@ -81,10 +86,16 @@ impl<'a> Reader<'a> {
         );
         let pattern = [subject, predicate, object, graph];
         let prefix = permutation.prefix(pattern);
-        let upper = prefix_upper_bound(&prefix);
-        let mut iter = self
-            .db
-            .raw_iterator_cf_opt(self.cf(permutation_table(permutation)), self.read_options(upper));
+        let slot = permutation.index();
+        let idle = self.idle.borrow_mut()[slot].pop();
+        // No upper bound on the iterator (so that it can be reused for any prefix): the scan
+        // stops at the first key outside the prefix.
+        let mut iter = idle.unwrap_or_else(|| {
+            self.db.raw_iterator_cf_opt(
+                self.cf(permutation_table(permutation)),
+                self.read_options(None),
+            )
+        });
         iter.seek(&prefix);
         let (extra, removed) = match self.overlay {
             Some(overlay) => (overlay.added_matching(permutation, pattern), Some(overlay)),
@@ -92,7 +103,8 @@ impl<'a> Reader<'a> {
         };
         QuadIter {
             permutation,
-            base: iter,
+            base: Some(iter),
+            idle: &self.idle,
             prefix,
             extra: extra.into_iter().peekable(),
             removed,
@@ -249,7 +261,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Every quad of the store, decoded, in graph order.
-    pub fn all_quads(&self) -> impl Iterator<Item = Result<Quad, StoreError>> + '_ {
+    pub fn all_quads(&self) -> impl Iterator<Item = Result<Quad, StoreError>> + use<'_, 'a> {
         self.quads_for_pattern(None, None, None, None)
             .map(move |q| self.decode_quad(&q?))
     }
@@ -302,7 +314,11 @@ impl<'a> Reader<'a> {
 
     /// The graphs a term appears in with how many positions it fills there, most used
     /// first, at most `limit`. Committed state only.
-    pub fn term_graphs(&self, term: TermId, limit: usize) -> Result<Vec<TermGraphUsage>, StoreError> {
+    pub fn term_graphs(
+        &self,
+        term: TermId,
+        limit: usize,
+    ) -> Result<Vec<TermGraphUsage>, StoreError> {
         let prefix = term.to_be_bytes().to_vec();
         let mut iter = self.db.raw_iterator_cf_opt(
             self.cf(Table::TermGraph),
@@ -413,19 +429,36 @@ impl<'a> Reader<'a> {
 }
 
 /// Quads of one pattern, in the order of the index that serves it.
-pub struct QuadIter<'a> {
+///
+/// `'r` is the borrow of the [`Reader`], `'db` the store's.
+pub struct QuadIter<'r, 'db> {
     permutation: Permutation,
-    base: DBRawIterator<'a>,
+    /// Always `Some` until dropped, when it goes back to the reader's idle iterators.
+    base: Option<DBRawIterator<'db>>,
+    idle: &'r RefCell<[Vec<DBRawIterator<'db>>; 6]>,
     prefix: Vec<u8>,
     extra: std::iter::Peekable<std::vec::IntoIter<EncodedQuad>>,
-    removed: Option<&'a Overlay>,
+    removed: Option<&'db Overlay>,
     failed: bool,
 }
 
-impl QuadIter<'_> {
+impl Drop for QuadIter<'_, '_> {
+    fn drop(&mut self) {
+        if let Some(iter) = self.base.take() {
+            if iter.status().is_ok() {
+                if let Ok(mut idle) = self.idle.try_borrow_mut() {
+                    idle[self.permutation.index()].push(iter);
+                }
+            }
+        }
+    }
+}
+
+impl QuadIter<'_, '_> {
     fn next_base(&mut self) -> Option<Result<EncodedQuad, StoreError>> {
+        let base = self.base.as_mut()?;
         loop {
-            let key = self.base.key()?;
+            let key = base.key()?;
             if !key.starts_with(&self.prefix) {
                 return None;
             }
@@ -434,7 +467,7 @@ impl QuadIter<'_> {
                 None => return Some(Err(CorruptionError::msg("malformed quad key").into())),
             };
             if self.removed.is_some_and(|o| o.is_removed(&quad)) {
-                self.base.next();
+                base.next();
                 continue;
             }
             return Some(Ok(quad));
@@ -442,7 +475,7 @@ impl QuadIter<'_> {
     }
 }
 
-impl Iterator for QuadIter<'_> {
+impl Iterator for QuadIter<'_, '_> {
     type Item = Result<EncodedQuad, StoreError>;
 
     fn next(&mut self) -> Option<Self::Item> {
@@ -456,7 +489,7 @@ impl Iterator for QuadIter<'_> {
                 return Some(Err(e));
             }
             None => {
-                if let Err(e) = self.base.status() {
+                if let Some(Err(e)) = self.base.as_ref().map(DBRawIterator::status) {
                     self.failed = true;
                     return Some(Err(e.into()));
                 }
@@ -472,7 +505,9 @@ impl Iterator for QuadIter<'_> {
             return self.extra.next().map(Ok);
         }
         let quad = base?;
-        self.base.next();
+        if let Some(iter) = self.base.as_mut() {
+            iter.next();
+        }
         Some(Ok(quad))
     }
 }

@@ -175,6 +175,16 @@ impl<'a> Transaction<'a> {
         Ok(id)
     }
 
+    /// Moves the blank node counter past a store-numbered blank node written under its own
+    /// label (`_:b1` reads as number 0xb1, see `inline_id`): blank nodes minted later must
+    /// not be that node, and `is_new_term` relies on every stored number being below the
+    /// counter.
+    fn reserve_blank_number(&mut self, id: TermId) {
+        if id.kind() == TermKind::MintedBlank && id.payload() >= self.next_blank_id {
+            self.next_blank_id = id.payload() + 1;
+        }
+    }
+
     /// Whether the id was handed out by this transaction, so no committed quad can use it.
     fn is_new_term(&self, id: TermId) -> bool {
         match id.kind() {
@@ -197,7 +207,11 @@ impl<'a> Transaction<'a> {
             return Ok(ids.first().copied());
         }
         for id in ids {
-            if db.get_cf(self.store.cf(Table::IdToTerm), id.to_be_bytes())?.as_deref() == Some(bytes) {
+            if db
+                .get_cf(self.store.cf(Table::IdToTerm), id.to_be_bytes())?
+                .as_deref()
+                == Some(bytes)
+            {
                 return Ok(Some(id));
             }
         }
@@ -226,6 +240,9 @@ impl<'a> Transaction<'a> {
 
     /// Adds a quad of ids obtained from this transaction; returns whether it was new.
     pub fn insert_encoded(&mut self, quad: EncodedQuad) -> Result<bool, StoreError> {
+        for term in quad.terms() {
+            self.reserve_blank_number(term);
+        }
         if !quad.graph.is_default_graph() {
             self.ensure_graph(quad.graph)?;
         }
@@ -278,6 +295,7 @@ impl<'a> Transaction<'a> {
     }
 
     fn ensure_graph(&mut self, graph: TermId) -> Result<(), StoreError> {
+        self.reserve_blank_number(graph);
         if self.overlay.created_graphs.contains(&graph) {
             return Ok(());
         }
@@ -375,7 +393,12 @@ impl<'a> Transaction<'a> {
                 .added
                 .iter()
                 .map(|q| (permutation.key(q), true))
-                .chain(self.overlay.removed.iter().map(|q| (permutation.key(q), false)))
+                .chain(
+                    self.overlay
+                        .removed
+                        .iter()
+                        .map(|q| (permutation.key(q), false)),
+                )
                 .collect();
             keys.sort_unstable();
             for (key, is_put) in keys {
@@ -405,6 +428,9 @@ impl<'a> Transaction<'a> {
 
         // Per term and graph: positions, and whether the term entered or left the graph.
         // Pairs with a term or graph new in this transaction cannot exist yet: no look-up.
+        // A pair whose positions did not change (a graph replaced by one using the same terms)
+        // needs neither a look-up nor a write.
+        term_graph_deltas.retain(|_, delta| *delta != 0);
         let (term_graph_keys, new_pairs): (Vec<_>, Vec<_>) = term_graph_deltas
             .keys()
             .copied()
@@ -447,8 +473,18 @@ impl<'a> Transaction<'a> {
         }
 
         // Per term: counters; reclaim terms nothing refers to any more.
-        let (terms, fresh): (Vec<TermId>, Vec<TermId>) =
-            term_deltas.keys().copied().partition(|t| !self.is_new_term(*t));
+        let graph_changes: FxHashSet<TermId> = self
+            .overlay
+            .created_graphs
+            .iter()
+            .chain(&self.overlay.dropped_graphs)
+            .copied()
+            .collect();
+        term_deltas.retain(|t, d| *d != UsageDelta::default() || graph_changes.contains(t));
+        let (terms, fresh): (Vec<TermId>, Vec<TermId>) = term_deltas
+            .keys()
+            .copied()
+            .partition(|t| !self.is_new_term(*t));
         let current = db.batched_multi_get_cf(
             store.cf(Table::TermStats),
             terms.iter().map(|t| t.to_be_bytes()),
@@ -456,7 +492,11 @@ impl<'a> Transaction<'a> {
         );
         let current = current
             .into_iter()
-            .map(|v| v?.map_or(Ok(TermUsage::default()), |v| TermUsage::decode(&v).map_err(StoreError::from)))
+            .map(|v| {
+                v?.map_or(Ok(TermUsage::default()), |v| {
+                    TermUsage::decode(&v).map_err(StoreError::from)
+                })
+            })
             .chain(fresh.iter().map(|_| Ok(TermUsage::default())))
             .collect::<Result<Vec<_>, StoreError>>()?;
         let mut new_terms_written = FxHashSet::default();
@@ -477,7 +517,11 @@ impl<'a> Transaction<'a> {
                     reclaimed.push(self.reclaim_term(*term, &mut batch)?);
                 }
             } else {
-                batch.put_cf(store.cf(Table::TermStats), term.to_be_bytes(), usage.encode());
+                batch.put_cf(
+                    store.cf(Table::TermStats),
+                    term.to_be_bytes(),
+                    usage.encode(),
+                );
             }
             if is_new && (!unused || graph_exists) {
                 new_terms_written.insert(*term);
@@ -490,6 +534,7 @@ impl<'a> Transaction<'a> {
         }
 
         // Classes.
+        class_deltas.retain(|_, delta| *delta != 0);
         let classes: Vec<TermId> = class_deltas.keys().copied().collect();
         let current = db.batched_multi_get_cf(
             store.cf(Table::ClassStats),
@@ -502,7 +547,11 @@ impl<'a> Transaction<'a> {
             if new == 0 {
                 batch.delete_cf(store.cf(Table::ClassStats), class.to_be_bytes());
             } else {
-                batch.put_cf(store.cf(Table::ClassStats), class.to_be_bytes(), encode_u64(new));
+                batch.put_cf(
+                    store.cf(Table::ClassStats),
+                    class.to_be_bytes(),
+                    encode_u64(new),
+                );
             }
         }
 
@@ -519,8 +568,16 @@ impl<'a> Transaction<'a> {
         let meta = store.cf(Table::Meta);
         batch.put_cf(meta, meta_key::SEQUENCE, encode_u64(sequence));
         batch.put_cf(meta, meta_key::QUAD_COUNT, encode_u64(quad_count));
-        batch.put_cf(meta, meta_key::NEXT_DICTIONARY_ID, encode_u64(self.next_dictionary_id));
-        batch.put_cf(meta, meta_key::NEXT_BLANK_ID, encode_u64(self.next_blank_id));
+        batch.put_cf(
+            meta,
+            meta_key::NEXT_DICTIONARY_ID,
+            encode_u64(self.next_dictionary_id),
+        );
+        batch.put_cf(
+            meta,
+            meta_key::NEXT_BLANK_ID,
+            encode_u64(self.next_blank_id),
+        );
         batch.put_cf(meta, meta_key::LAST_COMMIT_MS, encode_u64(now_ms()));
         db.write_opt(batch, &store.write_options())?;
 
@@ -535,7 +592,12 @@ impl<'a> Transaction<'a> {
         Ok(sequence)
     }
 
-    fn write_new_term(&self, bytes: &[u8], id: TermId, batch: &mut WriteBatch) -> Result<(), StoreError> {
+    fn write_new_term(
+        &self,
+        bytes: &[u8],
+        id: TermId,
+        batch: &mut WriteBatch,
+    ) -> Result<(), StoreError> {
         let store = self.store;
         batch.put_cf(store.cf(Table::IdToTerm), id.to_be_bytes(), bytes);
         let key = lookup_key(bytes);
@@ -557,7 +619,9 @@ impl<'a> Transaction<'a> {
         let store = self.store;
         let db = store.db();
         let Some(bytes) = db.get_cf(store.cf(Table::IdToTerm), id.to_be_bytes())? else {
-            return Err(CorruptionError::msg(format!("no dictionary entry for used term {id:?}")).into());
+            return Err(
+                CorruptionError::msg(format!("no dictionary entry for used term {id:?}")).into(),
+            );
         };
         batch.delete_cf(store.cf(Table::IdToTerm), id.to_be_bytes());
         let key = lookup_key(&bytes);

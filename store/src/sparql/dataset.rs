@@ -11,7 +11,7 @@ fn is_transient(id: Option<&TermId>) -> bool {
     id.is_some_and(|id| id.kind() == TermKind::Transient)
 }
 
-impl<'a> QueryableDataset<'a> for &'a Reader<'a> {
+impl<'a, 'db: 'a> QueryableDataset<'a> for &'a Reader<'db> {
     type InternalTerm = TermId;
     type Error = StoreError;
 
@@ -21,8 +21,8 @@ impl<'a> QueryableDataset<'a> for &'a Reader<'a> {
         predicate: Option<&TermId>,
         object: Option<&TermId>,
         graph_name: Option<Option<&TermId>>,
-    ) -> impl Iterator<Item = Result<InternalQuad<TermId>, StoreError>> + use<'a> {
-        let reader: &'a Reader<'a> = self;
+    ) -> impl Iterator<Item = Result<InternalQuad<TermId>, StoreError>> + use<'a, 'db> {
+        let reader: &'a Reader<'db> = self;
         // A term the store does not hold matches nothing.
         let unknown = is_transient(subject)
             || is_transient(predicate)
@@ -43,7 +43,7 @@ impl<'a> QueryableDataset<'a> for &'a Reader<'a> {
         })
     }
 
-    fn internal_named_graphs(&self) -> impl Iterator<Item = Result<TermId, StoreError>> + use<'a> {
+    fn internal_named_graphs(&self) -> impl Iterator<Item = Result<TermId, StoreError>> + use<'a, 'db> {
         match self.named_graphs() {
             Ok(graphs) => graphs.into_iter().map(Ok).collect::<Vec<_>>().into_iter(),
             Err(e) => vec![Err(e)].into_iter(),

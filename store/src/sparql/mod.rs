@@ -65,8 +65,8 @@ impl DatasetOverride {
 /// Evaluates a parsed query against a read view.
 ///
 /// The results borrow the reader; consume them before it goes away.
-pub fn evaluate_query<'a>(
-    reader: &'a Reader<'a>,
+pub fn evaluate_query<'a, 'db: 'a>(
+    reader: &'a Reader<'db>,
     query: &Query,
     dataset: &DatasetOverride,
     options: &QueryOptions,

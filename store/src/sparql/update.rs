@@ -127,7 +127,12 @@ fn apply(
             source,
             destination,
         } => {
-            let result = load(transaction, source.as_str(), graph_name(destination), options);
+            let result = load(
+                transaction,
+                source.as_str(),
+                graph_name(destination),
+                options,
+            );
             if !silent {
                 result?;
             }
@@ -164,13 +169,11 @@ fn targets(
 ) -> Result<Vec<TermId>, StoreError> {
     let reader = transaction.reader();
     Ok(match target {
-        GraphTarget::NamedNode(g) => {
-            match reader.term_id(g.as_ref().into())? {
-                Some(id) if reader.contains_named_graph(id)? => vec![id],
-                _ if silent => Vec::new(),
-                _ => return Err(StoreError::GraphNotFound(g.to_string())),
-            }
-        }
+        GraphTarget::NamedNode(g) => match reader.term_id(g.as_ref().into())? {
+            Some(id) if reader.contains_named_graph(id)? => vec![id],
+            _ if silent => Vec::new(),
+            _ => return Err(StoreError::GraphNotFound(g.to_string())),
+        },
         GraphTarget::DefaultGraph => vec![TermId::DEFAULT_GRAPH],
         GraphTarget::NamedGraphs => reader.named_graphs()?,
         GraphTarget::AllGraphs => {
@@ -186,18 +189,19 @@ fn encode_template_quad(
     fresh: &mut BlankScope,
     quad: &Quad,
 ) -> Result<EncodedQuad, StoreError> {
-    let mut term = |transaction: &mut Transaction<'_>, term: TermRef<'_>| -> Result<TermId, StoreError> {
-        if let TermRef::BlankNode(b) = term {
-            if let Some(id) = inline_id(term) {
-                return Ok(id);
+    let mut term =
+        |transaction: &mut Transaction<'_>, term: TermRef<'_>| -> Result<TermId, StoreError> {
+            if let TermRef::BlankNode(b) = term {
+                if let Some(id) = inline_id(term) {
+                    return Ok(id);
+                }
+                if let Some(id) = transaction.reader().term_id(term)? {
+                    return Ok(id);
+                }
+                return Ok(fresh.resolve(b, transaction));
             }
-            if let Some(id) = transaction.reader().term_id(term)? {
-                return Ok(id);
-            }
-            return Ok(fresh.resolve(b, transaction));
-        }
-        transaction.term_id_for_insert(term)
-    };
+            transaction.term_id_for_insert(term)
+        };
     let subject = term(transaction, quad.subject.as_ref().into())?;
     let predicate = term(transaction, quad.predicate.as_ref().into())?;
     let object = term(transaction, quad.object.as_ref())?;
@@ -239,6 +243,11 @@ fn load(
         lenient: false,
     };
     let file = std::fs::File::open(&canonical)?;
-    parse_into(transaction, std::io::BufReader::new(file), source, &parse_options)?;
+    parse_into(
+        transaction,
+        std::io::BufReader::new(file),
+        source,
+        &parse_options,
+    )?;
     Ok(())
 }

@@ -1,7 +1,5 @@
-//! Benchmarks that print their figures (`docs/benchmarks.md` records them).
-//!
-//! `lodestone-bench trickle` replaces named graphs one transaction at a time, the way a
-//! publisher updates a live store, and prints commits per second for each tenth of the run.
+//! `trickle`: replaces named graphs one transaction at a time, the way a publisher updates a
+//! live store, and prints commits per second for each tenth of the run.
 
 use lodestone_store::load::{parse_into, ParseOptions, RdfFormat};
 use lodestone_store::model::{GraphName, NamedNode};
@@ -10,7 +8,6 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::time::Instant;
 
-
 /// An N-Triples document shaped like a broadcaster's programme graph: ~150 triples, a third
 /// of them on blank nodes.
 pub fn programme_graph(graph: usize, version: usize) -> String {
@@ -18,16 +15,30 @@ pub fn programme_graph(graph: usize, version: usize) -> String {
     let base = format!("http://example.org/programme/{graph}");
     let ns = "http://www.ebu.ch/metadata/ontologies/ebuccdm#";
     let dct = "http://purl.org/dc/terms/";
-    let _ = writeln!(doc, "<{base}> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <{ns}Programme> .");
-    let _ = writeln!(doc, "<{base}> <{dct}title> \"Programme {graph} version {version}\"@en .");
+    let _ = writeln!(
+        doc,
+        "<{base}> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <{ns}Programme> ."
+    );
+    let _ = writeln!(
+        doc,
+        "<{base}> <{dct}title> \"Programme {graph} version {version}\"@en ."
+    );
     for part in 0..16 {
         let p = format!("{base}/part/{part}");
         let _ = writeln!(doc, "<{base}> <{ns}hasPart> <{p}> .");
         let _ = writeln!(doc, "<{p}> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <http://id.nrk.no/2013/digas/class/Music> .");
         let _ = writeln!(doc, "<{p}> <{dct}title> \"Track {part} of {graph}\" .");
-        let _ = writeln!(doc, "<{p}> <{ns}duration> \"{}\"^^<http://www.w3.org/2001/XMLSchema#integer> .", 120 + part);
+        let _ = writeln!(
+            doc,
+            "<{p}> <{ns}duration> \"{}\"^^<http://www.w3.org/2001/XMLSchema#integer> .",
+            120 + part
+        );
         let _ = writeln!(doc, "<{p}> <{ns}hasContributor> _:c{part} .");
-        let _ = writeln!(doc, "_:c{part} <{ns}contactName> \"Artist {}\" .", (graph * 7 + part) % 500);
+        let _ = writeln!(
+            doc,
+            "_:c{part} <{ns}contactName> \"Artist {}\" .",
+            (graph * 7 + part) % 500
+        );
         let _ = writeln!(doc, "_:c{part} <{ns}hasRole> _:r{part} .");
         let _ = writeln!(doc, "_:r{part} <{ns}roleName> \"performer\" .");
         let _ = writeln!(doc, "<{p}> <{ns}start> \"2014-01-{:02}T{:02}:00:00+01:00\"^^<http://www.w3.org/2001/XMLSchema#dateTime> .", 1 + graph % 28, part);
@@ -35,7 +46,11 @@ pub fn programme_graph(graph: usize, version: usize) -> String {
     doc
 }
 
-fn trickle(transactions: usize, graphs: Option<usize>, data: Option<PathBuf>) -> Result<(), Box<dyn std::error::Error>> {
+pub fn run(
+    transactions: usize,
+    graphs: Option<usize>,
+    data: Option<PathBuf>,
+) -> anyhow::Result<()> {
     let temp = tempfile::tempdir()?;
     let path = data.unwrap_or_else(|| temp.path().join("store"));
     let store = Store::open(&path, StoreOptions::default())?;
@@ -69,15 +84,14 @@ fn trickle(transactions: usize, graphs: Option<usize>, data: Option<PathBuf>) ->
     let counts = store.reader().counts()?;
     println!("transactions:         {transactions}");
     println!("quads per graph:      {}", quads / transactions as u64);
-    println!("overall:              {:.0} commits/s, {:.0} quads/s", transactions as f64 / elapsed, quads as f64 / elapsed);
+    println!(
+        "overall:              {:.0} commits/s, {:.0} quads/s",
+        transactions as f64 / elapsed,
+        quads as f64 / elapsed
+    );
     if let (Some(first), Some(last)) = (rates.first(), rates.last()) {
         println!("last tenth / first:   {:.2}", last / first);
     }
     println!("store quads at end:   {}", counts.quads);
     Ok(())
-}
-
-fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let n: usize = std::env::args().nth(1).map_or(Ok(10_000), |a| a.parse())?;
-    trickle(n, None, None)
 }
