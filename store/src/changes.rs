@@ -33,7 +33,7 @@ impl ChangeBatch {
             key.try_into()
                 .map_err(|_| CorruptionError::msg("change log key of the wrong length"))?,
         );
-        if value.len() % 8 != 0 {
+        if !value.len().is_multiple_of(8) {
             return Err(CorruptionError::msg("change log value of the wrong length"));
         }
         let subjects = value

@@ -32,7 +32,7 @@ pub fn is_hashed_key(key: &[u8]) -> bool {
 
 /// Reads the ids of a `term2id` value.
 pub fn decode_ids(value: &[u8]) -> Result<Vec<TermId>, CorruptionError> {
-    if value.is_empty() || value.len() % 8 != 0 {
+    if value.is_empty() || !value.len().is_multiple_of(8) {
         return Err(CorruptionError::msg("term2id value of the wrong length"));
     }
     Ok(value

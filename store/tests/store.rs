@@ -14,6 +14,8 @@ mod changes;
 mod durability;
 #[path = "store/failures.rs"]
 mod failures;
+#[path = "store/isolation.rs"]
+mod isolation;
 #[path = "store/loading.rs"]
 mod loading;
 #[path = "store/model.rs"]

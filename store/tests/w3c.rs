@@ -5,8 +5,8 @@
 //! summary, then fails if any test outside the skip list failed or the pass rate drops below
 //! [`MIN_PASS_RATE`].
 //!
-//! The suite is read from `../shared/data/w3c-rdf-tests/sparql/sparql11` next to the
-//! workspace, or from `LODESTONE_W3C_DIR`. `LODESTONE_W3C_FILTER=text` runs only the tests
+//! The suite is read from `<store crate>/../../shared/data/w3c-rdf-tests/sparql/sparql11` (the
+//! shared data folder beside the workspace), or from `LODESTONE_W3C_DIR`. `LODESTONE_W3C_FILTER=text` runs only the tests
 //! whose IRI contains `text` and prints their full diagnostics; `LODESTONE_W3C_RUN_SKIPPED=1`
 //! also runs the skipped tests that can run and reports which of them pass.
 
@@ -31,6 +31,8 @@ use skips::{cannot_run, SkipList};
 use std::io::Write;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 use std::time::Instant;
 
 /// Share of the tests that run which must pass.
@@ -59,25 +61,139 @@ fn say(line: &str) {
     let _ = writeln!(std::io::stderr().lock(), "{line}");
 }
 
+/// How many tests run at once: opening a store is mostly waiting for the disk, so a few
+/// more workers than cores keep the run short.
+const WORKERS: usize = 4;
+
 /// What happened to one test.
 enum Outcome {
     Passed,
     Failed(String),
-    Skipped,
+    /// Listed in the skip list; `passes` tells whether it passed anyway (only checked with
+    /// `LODESTONE_W3C_RUN_SKIPPED`).
+    Skipped {
+        passes: bool,
+    },
 }
 
-fn run_guarded(test: &Test) -> Outcome {
+fn run_guarded(test: &Test) -> Result<(), String> {
     match catch_unwind(AssertUnwindSafe(|| evaluate::run(test))) {
-        Ok(Ok(())) => Outcome::Passed,
-        Ok(Err(failure)) => Outcome::Failed(failure),
+        Ok(result) => result,
         Err(panic) => {
             let message = panic
                 .downcast_ref::<String>()
                 .map(String::as_str)
                 .or_else(|| panic.downcast_ref::<&str>().copied())
                 .unwrap_or("non-string panic");
-            Outcome::Failed(format!("panicked: {message}"))
+            Err(format!("panicked: {message}"))
         }
+    }
+}
+
+fn outcome(test: &Test, skips: &SkipList, run_skipped: bool) -> Outcome {
+    match (skips.reason(&test.id), cannot_run(test)) {
+        (Some(_), Some(_)) => Outcome::Skipped { passes: false },
+        (Some(_), None) => Outcome::Skipped {
+            passes: run_skipped && run_guarded(test).is_ok(),
+        },
+        (None, Some(reason)) => {
+            Outcome::Failed(format!("cannot run ({reason}): list it in skipped.tsv"))
+        }
+        (None, None) => match run_guarded(test) {
+            Ok(()) => Outcome::Passed,
+            Err(why) => Outcome::Failed(why),
+        },
+    }
+}
+
+/// Runs the tests on [`WORKERS`] threads; outcomes come back in test order.
+fn run_all(tests: &[&Test], skips: &SkipList, run_skipped: bool) -> Vec<Outcome> {
+    let next = AtomicUsize::new(0);
+    let outcomes: Mutex<Vec<Option<Outcome>>> = Mutex::new(tests.iter().map(|_| None).collect());
+    std::thread::scope(|scope| {
+        for _ in 0..WORKERS {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(test) = tests.get(i) else { break };
+                let outcome = outcome(test, skips, run_skipped);
+                outcomes.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(outcome);
+            });
+        }
+    });
+    outcomes
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner())
+        .into_iter()
+        .map(|o| o.unwrap_or_else(|| Outcome::Failed("never ran".into())))
+        .collect()
+}
+
+/// Counts of a run; prints one line per failure as it is recorded.
+#[derive(Default)]
+struct Tally<'a> {
+    passed: usize,
+    skipped: usize,
+    failed: Vec<&'a str>,
+}
+
+impl<'a> Tally<'a> {
+    /// Counts an outcome; `verbose` prints the whole diagnostic instead of its first line.
+    fn record(&mut self, test: &'a Test, outcome: Outcome, verbose: bool) {
+        match outcome {
+            Outcome::Passed => self.passed += 1,
+            Outcome::Skipped { passes } => {
+                self.skipped += 1;
+                if passes {
+                    say(&format!("SKIPPED BUT PASSES {}", test.id));
+                }
+            }
+            Outcome::Failed(why) => {
+                let shown = if verbose {
+                    why.as_str()
+                } else {
+                    why.lines().next().unwrap_or_default()
+                };
+                let needs = test.needs();
+                let needs = if needs.is_empty() {
+                    String::new()
+                } else {
+                    format!(" [needs {}]", needs.join(", "))
+                };
+                say(&format!("FAIL {} ({}){needs}: {shown}", test.id, test.name));
+                self.failed.push(&test.id);
+            }
+        }
+    }
+
+    fn summary(&self) -> String {
+        format!(
+            "w3c sparql: {} passed, {} failed, {} skipped",
+            self.passed,
+            self.failed.len(),
+            self.skipped
+        )
+    }
+
+    /// Fails on a low pass rate or on any failure outside the skip list.
+    fn check(&self) {
+        let ran = self.passed + self.failed.len();
+        let rate = if ran == 0 {
+            1.0
+        } else {
+            self.passed as f64 / ran as f64
+        };
+        assert!(
+            rate >= MIN_PASS_RATE,
+            "pass rate {:.1}% is below {:.0}%",
+            rate * 100.0,
+            MIN_PASS_RATE * 100.0
+        );
+        assert!(
+            self.failed.is_empty(),
+            "{} tests outside skipped.tsv failed: {:#?}",
+            self.failed.len(),
+            self.failed
+        );
     }
 }
 
@@ -88,58 +204,27 @@ fn sparql11_w3c_testsuite() {
     let tests = read_tests(&entry).unwrap_or_else(|e| panic!("reading the manifests: {e}"));
     let skips = SkipList::load();
     let stale = skips.unknown(&tests);
-    assert!(stale.is_empty(), "skipped.tsv names tests that do not exist: {stale:?}");
+    assert!(
+        stale.is_empty(),
+        "skipped.tsv names tests that do not exist: {stale:?}"
+    );
     let filter = std::env::var("LODESTONE_W3C_FILTER").ok();
     let run_skipped = std::env::var_os("LODESTONE_W3C_RUN_SKIPPED").is_some();
+    let selected: Vec<&Test> = tests
+        .iter()
+        .filter(|t| filter.as_deref().is_none_or(|f| t.id.contains(f)))
+        .collect();
 
     let started = Instant::now();
-    let (mut passed, mut failed, mut skipped) = (Vec::new(), Vec::new(), 0_usize);
-    for test in &tests {
-        if filter.as_deref().is_some_and(|f| !test.id.contains(f)) {
-            continue;
-        }
-        let outcome = match (skips.reason(&test.id), cannot_run(test)) {
-            (Some(_), Some(_)) => Outcome::Skipped,
-            (Some(_), None) if !run_skipped => Outcome::Skipped,
-            (Some(reason), None) => {
-                if let Outcome::Passed = run_guarded(test) {
-                    say(&format!("SKIPPED BUT PASSES {} ({reason})", test.id));
-                }
-                Outcome::Skipped
-            }
-            (None, Some(reason)) => Outcome::Failed(format!("cannot run ({reason}): list it in skipped.tsv")),
-            (None, None) => run_guarded(test),
-        };
-        match outcome {
-            Outcome::Passed => passed.push(test),
-            Outcome::Skipped => skipped += 1,
-            Outcome::Failed(why) => {
-                let shown = if filter.is_some() { why.as_str() } else { why.lines().next().unwrap_or("") };
-                say(&format!("FAIL {} ({}): {shown}", test.id, test.name));
-                failed.push(test);
-            }
-        }
+    let outcomes = run_all(&selected, &skips, run_skipped);
+    let mut tally = Tally::default();
+    for (test, outcome) in selected.into_iter().zip(outcomes) {
+        tally.record(test, outcome, filter.is_some());
     }
     say(&format!(
-        "w3c sparql: {} passed, {} failed, {} skipped ({:.1}s)",
-        passed.len(),
-        failed.len(),
-        skipped,
+        "{} ({:.1}s)",
+        tally.summary(),
         started.elapsed().as_secs_f64()
     ));
-
-    let ran = passed.len() + failed.len();
-    let rate = if ran == 0 { 1.0 } else { passed.len() as f64 / ran as f64 };
-    assert!(
-        rate >= MIN_PASS_RATE,
-        "pass rate {:.1}% is below {:.0}%",
-        rate * 100.0,
-        MIN_PASS_RATE * 100.0
-    );
-    let failed: Vec<&str> = failed.iter().map(|t| t.id.as_str()).collect();
-    assert!(
-        failed.is_empty(),
-        "{} tests outside skipped.tsv failed: {failed:#?}",
-        failed.len()
-    );
+    tally.check();
 }

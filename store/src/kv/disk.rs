@@ -27,7 +27,7 @@ impl Default for StoreOptions {
     fn default() -> Self {
         Self {
             block_cache_bytes: 256 << 20,
-            write_buffer_bytes: 4 << 20,
+            write_buffer_bytes: 16 << 20,
             sync_writes: false,
             create_if_missing: true,
             read_only: false,

@@ -147,7 +147,9 @@ impl<'a> BulkLoader<'a> {
                             .is_err_and(|e| !matches!(e, RdfParseError::Syntax(_)));
                         batch.push(quad);
                         if batch.len() == PARSE_BATCH || fatal {
-                            if sender.send(std::mem::take(&mut batch)).is_err() || fatal {
+                            // A fatal (I/O) error is sent on and ends the parse.
+                            let sent = sender.send(std::mem::take(&mut batch)).is_ok();
+                            if !sent || fatal {
                                 return;
                             }
                         }

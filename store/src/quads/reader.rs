@@ -382,37 +382,43 @@ impl<'a> Reader<'a> {
             sequence: meta(meta_key::SEQUENCE)?,
             ..StoreCounts::default()
         };
-        let scan = |table: Table, f: &mut dyn FnMut(&[u8], &[u8]) -> Result<(), StoreError>| {
-            let mut iter = self
-                .db
-                .raw_iterator_cf_opt(self.cf(table), self.read_options(None));
-            iter.seek_to_first();
-            while let (Some(k), Some(v)) = (iter.key(), iter.value()) {
-                f(k, v)?;
-                iter.next();
-            }
-            iter.status()?;
-            Ok::<_, StoreError>(())
-        };
-        scan(Table::TermStats, &mut |_, v| {
+        self.scan(Table::TermStats, |_, v| {
             let usage = TermUsage::decode(v)?;
             counts.subjects += u64::from(usage.as_subject > 0);
             counts.predicates += u64::from(usage.as_predicate > 0);
             Ok(())
         })?;
-        scan(Table::ClassStats, &mut |_, _| {
+        self.scan(Table::ClassStats, |_, _| {
             counts.classes += 1;
             Ok(())
         })?;
-        scan(Table::Graphs, &mut |_, _| {
+        self.scan(Table::Graphs, |_, _| {
             counts.named_graphs += 1;
             Ok(())
         })?;
-        scan(Table::IdToTerm, &mut |_, _| {
+        self.scan(Table::IdToTerm, |_, _| {
             counts.dictionary_terms += 1;
             Ok(())
         })?;
         Ok(counts)
+    }
+
+    /// Calls `f` on every entry of a table.
+    fn scan(
+        &self,
+        table: Table,
+        mut f: impl FnMut(&[u8], &[u8]) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        let mut iter = self
+            .db
+            .raw_iterator_cf_opt(self.cf(table), self.read_options(None));
+        iter.seek_to_first();
+        while let (Some(k), Some(v)) = (iter.key(), iter.value()) {
+            f(k, v)?;
+            iter.next();
+        }
+        iter.status()?;
+        Ok(())
     }
 
     /// Sequence number of the last commit visible to this reader.

@@ -20,7 +20,11 @@ fn subject_of(dataset: &Dataset, value: &str) -> NamedOrBlankNode {
 }
 
 fn distinct_subjects(dataset: &Dataset) -> usize {
-    dataset.iter().map(|q| q.subject.into_owned()).collect::<HashSet<_>>().len()
+    dataset
+        .iter()
+        .map(|q| q.subject.into_owned())
+        .collect::<HashSet<_>>()
+        .len()
 }
 
 const FILE_A: &str = "_:b1 <http://example.com/p> \"a1\" .\n_:b1 <http://example.com/p> \"a2\" .\n";
@@ -33,15 +37,29 @@ fn same_label_in_two_files_of_one_bulk_load_is_two_nodes() {
     let b = write_input(store.scratch(), "b.nt", FILE_B.as_bytes());
     bulk_load(&store, &[a, b]);
     let dumped = dump(&store);
-    assert_eq!(subject_of(&dumped, "a1"), subject_of(&dumped, "a2"), "one node within a file");
-    assert_ne!(subject_of(&dumped, "a1"), subject_of(&dumped, "b1"), "two nodes across files");
+    assert_eq!(
+        subject_of(&dumped, "a1"),
+        subject_of(&dumped, "a2"),
+        "one node within a file"
+    );
+    assert_ne!(
+        subject_of(&dumped, "a1"),
+        subject_of(&dumped, "b1"),
+        "two nodes across files"
+    );
 }
 
 #[test]
 fn same_label_in_two_bulk_loads_is_two_nodes() {
     let store = TempStore::new();
-    bulk_load(&store, &[write_input(store.scratch(), "a.nt", FILE_A.as_bytes())]);
-    bulk_load(&store, &[write_input(store.scratch(), "b.nt", FILE_B.as_bytes())]);
+    bulk_load(
+        &store,
+        &[write_input(store.scratch(), "a.nt", FILE_A.as_bytes())],
+    );
+    bulk_load(
+        &store,
+        &[write_input(store.scratch(), "b.nt", FILE_B.as_bytes())],
+    );
     let dumped = dump(&store);
     assert_eq!(subject_of(&dumped, "a1"), subject_of(&dumped, "a2"));
     assert_ne!(subject_of(&dumped, "a1"), subject_of(&dumped, "b1"));
@@ -68,7 +86,10 @@ fn same_label_in_two_transactions_or_a_transaction_and_a_load_is_two_nodes() {
     transaction_load(&store, &[("a.nt", FILE_A.as_bytes(), RdfFormat::NTriples)]);
     transaction_load(&store, &[("b.nt", FILE_B.as_bytes(), RdfFormat::NTriples)]);
     let c = "_:b1 <http://example.com/p> \"c1\" .\n";
-    bulk_load(&store, &[write_input(store.scratch(), "c.nt", c.as_bytes())]);
+    bulk_load(
+        &store,
+        &[write_input(store.scratch(), "c.nt", c.as_bytes())],
+    );
     let dumped = dump(&store);
     assert_eq!(subject_of(&dumped, "a1"), subject_of(&dumped, "a2"));
     assert_eq!(distinct_subjects(&dumped), 3, "{dumped}");
@@ -84,9 +105,15 @@ fn same_label_is_one_node_across_the_chunks_of_one_file() {
     data.push_str("_:shared <http://example.com/p> \"last\" .\n");
     let store = TempStore::new();
     let input = write_input(store.scratch(), "big.nt", data.as_bytes());
-    let report = BulkLoader::new(&store).with_chunk_quads(5_000).load(&[input]).expect("load");
+    let report = BulkLoader::new(&store)
+        .with_chunk_quads(5_000)
+        .load(&[input])
+        .expect("load");
     assert_eq!(report.quads_added, 20_002);
-    assert!(store.sequence() > 1, "the load was written in several chunks");
+    assert!(
+        store.sequence() > 1,
+        "the load was written in several chunks"
+    );
     let dumped = dump(&store);
     assert_eq!(subject_of(&dumped, "first"), subject_of(&dumped, "last"));
     assert_eq!(distinct_subjects(&dumped), 20_001);
@@ -94,12 +121,17 @@ fn same_label_is_one_node_across_the_chunks_of_one_file() {
 
 #[test]
 fn minted_blank_nodes_never_reuse_a_label_inserted_directly() {
-    // Labels that read as hex numbers are the store's own blank node names; a node inserted
+    // Labels like `a000000000000001` are the store's own blank node names; a node inserted
     // under such a label must not be merged with one the loaders mint later.
     let store = TempStore::new();
     let p = NamedNode::new_unchecked("http://example.com/p");
     let mut transaction = store.transaction().expect("transaction");
-    for label in ["1", "2", "a", "b1"] {
+    for label in [
+        "a000000000000001",
+        "a000000000000002",
+        "a00000000000000a",
+        "a0000000000000b1",
+    ] {
         let quad = Quad::new(
             BlankNode::new_unchecked(label),
             p.clone(),
@@ -113,7 +145,13 @@ fn minted_blank_nodes_never_reuse_a_label_inserted_directly() {
     for i in 0..300 {
         data.push_str(&format!("_:n{i} <http://example.com/p> \"loaded {i}\" .\n"));
     }
-    bulk_load(&store, &[write_input(store.scratch(), "bulk.nt", data.as_bytes())]);
-    transaction_load(&store, &[("trickle.nt", data.as_bytes(), RdfFormat::NTriples)]);
+    bulk_load(
+        &store,
+        &[write_input(store.scratch(), "bulk.nt", data.as_bytes())],
+    );
+    transaction_load(
+        &store,
+        &[("trickle.nt", data.as_bytes(), RdfFormat::NTriples)],
+    );
     assert_eq!(distinct_subjects(&dump(&store)), 4 + 300 + 300);
 }

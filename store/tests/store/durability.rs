@@ -22,9 +22,19 @@ fn random_below(n: u64) -> u64 {
 #[test]
 fn reopening_after_a_clean_close_keeps_every_commit() {
     let store = TempStore::new();
-    bulk_load(&store, &[write_input(store.scratch(), "music.nt", music(500).as_bytes())]);
+    bulk_load(
+        &store,
+        &[write_input(
+            store.scratch(),
+            "music.nt",
+            music(500).as_bytes(),
+        )],
+    );
     let blanks = "_:a <http://example.com/p> _:b .\n_:b <http://example.com/p> \"x\" .\n";
-    transaction_load(&store, &[("blanks.nt", blanks.as_bytes(), RdfFormat::NTriples)]);
+    transaction_load(
+        &store,
+        &[("blanks.nt", blanks.as_bytes(), RdfFormat::NTriples)],
+    );
     let (before, before_counts, sequence) = (dump(&store), counts(&store), store.sequence());
 
     let store = store.reopen();
@@ -32,10 +42,20 @@ fn reopening_after_a_clean_close_keeps_every_commit() {
     assert_eq!(counts(&store), before_counts);
     assert_eq!(store.sequence(), sequence);
     // The counters carried over: new terms and blank nodes do not reuse old ids.
-    transaction_load(&store, &[("blanks.nt", blanks.as_bytes(), RdfFormat::NTriples)]);
-    bulk_load(&store, &[write_input(store.scratch(), "blanks.nt", blanks.as_bytes())]);
+    transaction_load(
+        &store,
+        &[("blanks.nt", blanks.as_bytes(), RdfFormat::NTriples)],
+    );
+    bulk_load(
+        &store,
+        &[write_input(store.scratch(), "blanks.nt", blanks.as_bytes())],
+    );
     let after = dump(&store);
-    assert_eq!(after.len(), before.len() + 4, "two more copies of the blank node document");
+    assert_eq!(
+        after.len(),
+        before.len() + 4,
+        "two more copies of the blank node document"
+    );
     check_store(&store, &Model::from_dataset(&after), &[]);
 }
 
@@ -59,17 +79,23 @@ fn writer_quads(i: u64) -> Vec<Quad> {
 #[test]
 #[ignore = "run as a child process by killed_writer_loses_no_acknowledged_commit"]
 fn child_writer() {
-    let setting = std::env::var(WRITER_ENV).expect("run by killed_writer_loses_no_acknowledged_commit");
+    let setting =
+        std::env::var(WRITER_ENV).expect("run by killed_writer_loses_no_acknowledged_commit");
     let (path, first) = setting.split_once('|').expect("path|first");
     let first: u64 = first.parse().expect("first commit number");
     let store = Store::open(path, options()).expect("open");
     let mut out = std::io::stdout().lock();
     for i in first.. {
         let sequence = if i % 7 == 0 {
-            let data = crate::support::serialize(writer_quads(i).iter().map(Quad::as_ref), RdfFormat::NTriples);
+            let data = crate::support::serialize(
+                writer_quads(i).iter().map(Quad::as_ref),
+                RdfFormat::NTriples,
+            );
             let file = Path::new(path).with_extension(format!("{i}.nt"));
             std::fs::write(&file, data).expect("input file");
-            BulkLoader::new(&store).load(&[Input::File(file)]).expect("bulk load");
+            BulkLoader::new(&store)
+                .load(&[Input::File(file)])
+                .expect("bulk load");
             store.sequence()
         } else {
             let mut transaction = store.transaction().expect("transaction");
@@ -87,7 +113,13 @@ fn child_writer() {
 /// with SIGKILL after a random short delay, and returns every acknowledgement it printed.
 fn run_and_kill_writer(path: &Path, first: u64) -> Vec<(u64, u64)> {
     let mut child = Command::new(std::env::current_exe().expect("test binary"))
-        .args(["--exact", "durability::child_writer", "--ignored", "--nocapture", "--test-threads=1"])
+        .args([
+            "--exact",
+            "durability::child_writer",
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
         .env(WRITER_ENV, format!("{}|{first}", path.display()))
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -102,7 +134,10 @@ fn run_and_kill_writer(path: &Path, first: u64) -> Vec<(u64, u64)> {
         Some((parts.next()?.parse().ok()?, parts.next()?.parse().ok()?))
     };
     while (acks.len() as u64) < target {
-        let line = lines.next().expect("the writer stopped early").expect("reading");
+        let line = lines
+            .next()
+            .expect("the writer stopped early")
+            .expect("reading");
         acks.extend(ack(&line));
     }
     std::thread::sleep(Duration::from_micros(random_below(3_000)));
@@ -127,11 +162,18 @@ fn killed_writer_loses_no_acknowledged_commit() {
             for quad in writer_quads(*i) {
                 let encoded = reader.encode_quad(quad.as_ref()).expect("encode");
                 let present = encoded.is_some_and(|q| reader.contains(&q).expect("lookup"));
-                assert!(present, "acknowledged commit {i} (sequence {sequence}) lost {quad}");
+                assert!(
+                    present,
+                    "acknowledged commit {i} (sequence {sequence}) lost {quad}"
+                );
             }
         }
         let last = acks.iter().map(|(_, s)| *s).max().unwrap_or(0);
-        assert!(store.sequence() >= last, "sequence {} < acknowledged {last}", store.sequence());
+        assert!(
+            store.sequence() >= last,
+            "sequence {} < acknowledged {last}",
+            store.sequence()
+        );
         // Counters and statistics agree with what survived.
         let dumped = dump(&store);
         check_store(&store, &Model::from_dataset(&dumped), &[]);
@@ -142,32 +184,62 @@ fn killed_writer_loses_no_acknowledged_commit() {
 #[test]
 fn interrupted_bulk_ingest_is_finished_at_the_next_open() {
     let store = TempStore::new();
-    bulk_load(&store, &[write_input(store.scratch(), "first.nt", music(300).as_bytes())]);
+    bulk_load(
+        &store,
+        &[write_input(
+            store.scratch(),
+            "first.nt",
+            music(300).as_bytes(),
+        )],
+    );
     let input = write_input(store.scratch(), "second.nt", music(600).as_bytes());
     simulate_crash_after_next_ingest(&store.path());
-    BulkLoader::new(&store).load(&[input]).expect_err("the simulated crash");
+    BulkLoader::new(&store)
+        .load(&[input])
+        .expect_err("the simulated crash");
     let sequence = store.sequence();
 
     let store = store.reopen();
     let expected = parse(music(600).as_bytes(), RdfFormat::NTriples);
     assert_eq!(dump(&store), expected);
     check_store(&store, &Model::from_dataset(&expected), &[]);
-    assert_eq!(store.sequence(), sequence + 1, "the interrupted load's commit is finished");
+    assert_eq!(
+        store.sequence(),
+        sequence + 1,
+        "the interrupted load's commit is finished"
+    );
     let leftovers = std::fs::read_dir(store.path())
         .expect("store folder")
-        .filter(|e| e.as_ref().is_ok_and(|e| e.file_name().to_string_lossy().starts_with("load-tmp")))
+        .filter(|e| {
+            e.as_ref()
+                .is_ok_and(|e| e.file_name().to_string_lossy().starts_with("load-tmp"))
+        })
         .count();
     assert_eq!(leftovers, 0, "the load folder is removed");
     // And the store goes on normally.
-    transaction_load(&store, &[("more.nt", music(700).as_bytes(), RdfFormat::NTriples)]);
-    check_store(&store, &Model::from_dataset(&parse(music(700).as_bytes(), RdfFormat::NTriples)), &[]);
+    transaction_load(
+        &store,
+        &[("more.nt", music(700).as_bytes(), RdfFormat::NTriples)],
+    );
+    check_store(
+        &store,
+        &Model::from_dataset(&parse(music(700).as_bytes(), RdfFormat::NTriples)),
+        &[],
+    );
 }
 
 #[test]
 fn leftover_stdin_spool_file_does_not_stop_the_store_from_opening() {
     // `lodestone load -` copies standard input into the store folder; a crash leaves the copy.
     let store = TempStore::new();
-    bulk_load(&store, &[write_input(store.scratch(), "music.nt", music(50).as_bytes())]);
+    bulk_load(
+        &store,
+        &[write_input(
+            store.scratch(),
+            "music.nt",
+            music(50).as_bytes(),
+        )],
+    );
     let spool = store.path().join("load-tmp-stdin-4242");
     std::fs::write(&spool, "partial input").expect("spool file");
     let store = store.reopen();
@@ -179,11 +251,19 @@ fn leftover_stdin_spool_file_does_not_stop_the_store_from_opening() {
 fn open_refuses_a_non_empty_folder_that_is_not_a_store() {
     let dir = tempfile::tempdir().expect("temporary folder");
     std::fs::write(dir.path().join("notes.txt"), "keep me").expect("file");
-    let error = Store::open(dir.path(), options()).err().expect("must refuse");
+    let error = Store::open(dir.path(), options())
+        .err()
+        .expect("must refuse");
     assert!(error.to_string().contains("not empty"), "{error}");
-    let names: Vec<_> = std::fs::read_dir(dir.path()).expect("folder").map(|e| e.expect("entry").file_name()).collect();
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .expect("folder")
+        .map(|e| e.expect("entry").file_name())
+        .collect();
     assert_eq!(names, ["notes.txt"], "nothing was added");
-    assert_eq!(std::fs::read_to_string(dir.path().join("notes.txt")).expect("file"), "keep me");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("notes.txt")).expect("file"),
+        "keep me"
+    );
 }
 
 #[test]
@@ -194,7 +274,10 @@ fn open_refuses_a_missing_store_unless_asked_to_create_it() {
         create_if_missing: false,
         ..options()
     };
-    assert!(matches!(Store::open(&path, options), Err(StoreError::NotFound(_))));
+    assert!(matches!(
+        Store::open(&path, options),
+        Err(StoreError::NotFound(_))
+    ));
     assert!(!path.exists());
 }
 
@@ -205,12 +288,22 @@ fn open_refuses_a_rocksdb_database_that_is_not_a_store() {
         let db = rocksdb::DB::open_default(dir.path()).expect("foreign database");
         db.put(b"their key", b"their value").expect("put");
     }
-    let error = Store::open(dir.path(), options()).err().expect("must refuse");
+    let error = Store::open(dir.path(), options())
+        .err()
+        .expect("must refuse");
     assert!(error.to_string().contains("Lodestone"), "{error}");
-    let families = rocksdb::DB::list_cf(&rocksdb::Options::default(), dir.path()).expect("families");
-    assert_eq!(families, ["default"], "no tables were added to the foreign database");
+    let families =
+        rocksdb::DB::list_cf(&rocksdb::Options::default(), dir.path()).expect("families");
+    assert_eq!(
+        families,
+        ["default"],
+        "no tables were added to the foreign database"
+    );
     let db = rocksdb::DB::open_default(dir.path()).expect("reopening the foreign database");
-    assert_eq!(db.get(b"their key").expect("get").as_deref(), Some(&b"their value"[..]));
+    assert_eq!(
+        db.get(b"their key").expect("get").as_deref(),
+        Some(&b"their value"[..])
+    );
 }
 
 /// Sets the format version recorded in a closed store.
@@ -218,19 +311,31 @@ fn set_format_version(path: &Path, version: u64) {
     let families = rocksdb::DB::list_cf(&rocksdb::Options::default(), path).expect("families");
     let db = rocksdb::DB::open_cf(&rocksdb::Options::default(), path, &families).expect("raw open");
     let meta = db.cf_handle("meta").expect("meta table");
-    db.put_cf(meta, b"version", version.to_le_bytes()).expect("put");
+    db.put_cf(meta, b"version", version.to_le_bytes())
+        .expect("put");
 }
 
 #[test]
 fn open_refuses_another_format_version_and_keeps_the_data() {
     let store = TempStore::new();
-    bulk_load(&store, &[write_input(store.scratch(), "music.nt", music(100).as_bytes())]);
+    bulk_load(
+        &store,
+        &[write_input(
+            store.scratch(),
+            "music.nt",
+            music(100).as_bytes(),
+        )],
+    );
     let before = dump(&store);
     let path = store.path();
     let dir = store.close();
     set_format_version(&path, FORMAT_VERSION + 1);
     match Store::open(&path, options()) {
-        Err(error @ StoreError::VersionMismatch { found, expected, .. }) => {
+        Err(
+            error @ StoreError::VersionMismatch {
+                found, expected, ..
+            },
+        ) => {
             assert_eq!((found, expected), (FORMAT_VERSION + 1, FORMAT_VERSION));
             assert!(error.to_string().contains("format version"), "{error}");
         }

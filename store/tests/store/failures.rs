@@ -26,7 +26,14 @@ fn snapshot(store: &TempStore) -> Snapshot {
 /// A store with some data already in it, committed by both paths.
 fn populated_store() -> TempStore {
     let store = TempStore::new();
-    bulk_load(&store, &[write_input(store.scratch(), "base.nt", music(100).as_bytes())]);
+    bulk_load(
+        &store,
+        &[write_input(
+            store.scratch(),
+            "base.nt",
+            music(100).as_bytes(),
+        )],
+    );
     let mut transaction = store.transaction().expect("transaction");
     let extra = "<http://example.com/s> <http://example.com/p> \"committed\" .\n";
     parse_into(&mut transaction, extra.as_bytes(), "extra.nt", &nt()).expect("parse");
@@ -43,22 +50,34 @@ fn nt() -> ParseOptions {
 
 /// `lines` good statements followed by a broken one on line `lines + 1`.
 fn bad_document(lines: usize) -> String {
-    format!("{}<http://example.com/s> <http://example.com/p> \"unterminated .\n", music(lines))
+    format!(
+        "{}<http://example.com/s> <http://example.com/p> \"unterminated .\n",
+        music(lines)
+    )
 }
 
 #[track_caller]
 fn assert_names_position(error: &StoreError, file: &str, line: usize) {
-    assert!(matches!(error, StoreError::Syntax { .. }), "a syntax error: {error:?}");
+    assert!(
+        matches!(error, StoreError::Syntax { .. }),
+        "a syntax error: {error:?}"
+    );
     let message = error.to_string();
     assert!(message.contains(file), "{message:?} names {file}");
-    assert!(message.contains(&format!("line {line},")), "{message:?} names line {line}");
+    assert!(
+        message.contains(&format!("line {line},")),
+        "{message:?} names line {line}"
+    );
     assert!(message.contains("column "), "{message:?} names the column");
 }
 
 fn assert_no_leftovers(store: &TempStore) {
     for entry in std::fs::read_dir(store.path()).expect("store folder") {
         let name = entry.expect("entry").file_name();
-        assert!(!name.to_string_lossy().starts_with("load-tmp"), "{name:?} left behind");
+        assert!(
+            !name.to_string_lossy().starts_with("load-tmp"),
+            "{name:?} left behind"
+        );
     }
 }
 
@@ -121,8 +140,13 @@ fn syntax_error_leaves_the_store_unchanged_transaction() {
     let store = populated_store();
     let before = snapshot(&store);
     let mut transaction = store.transaction().expect("transaction");
-    let error = parse_into(&mut transaction, bad_document(200).as_bytes(), "bad.nt", &nt())
-        .expect_err("the parse must fail");
+    let error = parse_into(
+        &mut transaction,
+        bad_document(200).as_bytes(),
+        "bad.nt",
+        &nt(),
+    )
+    .expect_err("the parse must fail");
     assert_names_position(&error, "bad.nt", 201);
     drop(transaction);
     assert_eq!(snapshot(&store), before);
@@ -134,20 +158,25 @@ fn bad_second_document_fails_the_whole_transaction() {
     let before = snapshot(&store);
     let mut transaction = store.transaction().expect("transaction");
     parse_into(&mut transaction, music(300).as_bytes(), "good.nt", &nt()).expect("good document");
-    let error = parse_into(&mut transaction, bad_document(10).as_bytes(), "bad.nt", &nt())
-        .expect_err("the parse must fail");
+    let error = parse_into(
+        &mut transaction,
+        bad_document(10).as_bytes(),
+        "bad.nt",
+        &nt(),
+    )
+    .expect_err("the parse must fail");
     assert_names_position(&error, "bad.nt", 11);
     drop(transaction);
     assert_eq!(snapshot(&store), before);
 }
 
-/// Two broken statements on lines 3 and 6 among eight.
+/// Two broken statements, on lines 3 (no object) and 6 (a space in an IRI), among eight.
 const TWO_BAD_LINES: &str = "<http://example.com/s> <http://example.com/p> \"1\" .
 <http://example.com/s> <http://example.com/p> \"2\" .
-<http://example.com/s> <http://example.com/p> \"3 .
+<http://example.com/s> <http://example.com/p> .
 <http://example.com/s> <http://example.com/p> \"4\" .
 <http://example.com/s> <http://example.com/p> \"5\" .
-<http://example.com/s> <http://example.com/p> broken .
+<http://example.com/s> <http://example.com/p> <http://example.com/a b> .
 <http://example.com/s> <http://example.com/p> \"7\" .
 <http://example.com/s> <http://example.com/p> \"8\" .
 ";
@@ -156,8 +185,14 @@ const TWO_BAD_LINES: &str = "<http://example.com/s> <http://example.com/p> \"1\"
 fn assert_skipped(skipped: u64, errors: &[String]) {
     assert_eq!(skipped, 2, "{errors:?}");
     assert_eq!(errors.len(), 2);
-    assert!(errors[0].contains("lenient.nt") && errors[0].contains("line 3,"), "{errors:?}");
-    assert!(errors[1].contains("lenient.nt") && errors[1].contains("line 6,"), "{errors:?}");
+    assert!(
+        errors[0].contains("lenient.nt") && errors[0].contains("line 3,"),
+        "{errors:?}"
+    );
+    assert!(
+        errors[1].contains("lenient.nt") && errors[1].contains("line 6,"),
+        "{errors:?}"
+    );
 }
 
 #[test]
@@ -185,8 +220,13 @@ fn lenient_transaction_load_skips_bad_statements_and_reports_them() {
         lenient: true,
         ..nt()
     };
-    let report = parse_into(&mut transaction, TWO_BAD_LINES.as_bytes(), "lenient.nt", &options)
-        .expect("a lenient parse succeeds");
+    let report = parse_into(
+        &mut transaction,
+        TWO_BAD_LINES.as_bytes(),
+        "lenient.nt",
+        &options,
+    )
+    .expect("a lenient parse succeeds");
     transaction.commit().expect("commit");
     assert_skipped(report.skipped, &report.first_errors);
     assert_eq!(report.quads, 6);

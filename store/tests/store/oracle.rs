@@ -18,6 +18,16 @@ pub struct Model {
     pub graphs: HashSet<NamedOrBlankNode>,
 }
 
+/// What the store should report about one term.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Expected {
+    pub usage: TermUsage,
+    /// Subject, predicate and object positions the term fills, per graph.
+    pub positions: HashMap<GraphName, u64>,
+    /// `rdf:type` quads with the term as object.
+    pub instances: u64,
+}
+
 /// A quad pattern; `None` is a wildcard.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Pattern {
@@ -37,13 +47,6 @@ impl Pattern {
             object: bound(2).then(|| quad.object.clone()),
             graph: bound(3).then(|| quad.graph_name.clone()),
         }
-    }
-
-    fn matches(&self, quad: &Quad) -> bool {
-        self.subject.as_ref().is_none_or(|s| *s == Term::from(quad.subject.clone()))
-            && self.predicate.as_ref().is_none_or(|p| *p == Term::from(quad.predicate.clone()))
-            && self.object.as_ref().is_none_or(|o| *o == quad.object)
-            && self.graph.as_ref().is_none_or(|g| *g == quad.graph_name)
     }
 }
 
@@ -117,10 +120,23 @@ impl Model {
     }
 
     pub fn matching(&self, pattern: &Pattern) -> HashSet<Quad> {
+        // A literal subject or a non-IRI predicate matches nothing.
+        let subject = match &pattern.subject {
+            None => None,
+            Some(Term::NamedNode(n)) => Some(n.as_ref().into()),
+            Some(Term::BlankNode(b)) => Some(b.as_ref().into()),
+            Some(Term::Literal(_)) => return HashSet::new(),
+        };
+        let predicate = match &pattern.predicate {
+            None => None,
+            Some(Term::NamedNode(n)) => Some(n.as_ref()),
+            Some(_) => return HashSet::new(),
+        };
+        let object = pattern.object.as_ref().map(Term::as_ref);
+        let graph = pattern.graph.as_ref().map(GraphName::as_ref);
         self.quads
-            .iter()
+            .quads_for_pattern(subject, predicate, object, graph)
             .map(|q| q.into_owned())
-            .filter(|q| pattern.matches(q))
             .collect()
     }
 
@@ -137,48 +153,35 @@ impl Model {
         terms
     }
 
-    /// The usage counters the store should report for `term`.
-    pub fn usage(&self, term: &Term) -> TermUsage {
-        let mut usage = TermUsage::default();
-        let mut graphs = HashSet::new();
+    /// Per term: what the store should report about it.
+    pub fn statistics(&self) -> HashMap<Term, Expected> {
+        let mut stats: HashMap<Term, Expected> = HashMap::new();
         for quad in &self.quads {
             let quad = quad.into_owned();
-            let is_subject = Term::from(quad.subject.clone()) == *term;
-            let is_predicate = Term::from(quad.predicate.clone()) == *term;
-            let is_object = quad.object == *term;
-            usage.as_subject += u64::from(is_subject);
-            usage.as_predicate += u64::from(is_predicate);
-            usage.as_object += u64::from(is_object);
-            usage.as_graph += u64::from(graph_term(&quad.graph_name).as_ref() == Some(term));
-            if is_subject || is_predicate || is_object {
-                graphs.insert(quad.graph_name.clone());
+            let graph = &quad.graph_name;
+            fn entry<'s>(
+                stats: &'s mut HashMap<Term, Expected>,
+                term: Term,
+                graph: &GraphName,
+            ) -> &'s mut Expected {
+                let expected = stats.entry(term).or_default();
+                *expected.positions.entry(graph.clone()).or_default() += 1;
+                expected
+            }
+            entry(&mut stats, quad.subject.clone().into(), graph).usage.as_subject += 1;
+            entry(&mut stats, quad.predicate.clone().into(), graph).usage.as_predicate += 1;
+            entry(&mut stats, quad.object.clone(), graph).usage.as_object += 1;
+            if let Some(name) = graph_term(graph) {
+                stats.entry(name).or_default().usage.as_graph += 1;
+            }
+            if quad.predicate == rdf::TYPE {
+                stats.entry(quad.object.clone()).or_default().instances += 1;
             }
         }
-        usage.graphs = graphs.len() as u64;
-        usage
-    }
-
-    /// Per graph, the subject, predicate and object positions `term` fills there.
-    pub fn graph_positions(&self, term: &Term) -> HashMap<GraphName, u64> {
-        let mut positions = HashMap::new();
-        for quad in &self.quads {
-            let quad = quad.into_owned();
-            let n = u64::from(Term::from(quad.subject.clone()) == *term)
-                + u64::from(Term::from(quad.predicate.clone()) == *term)
-                + u64::from(quad.object == *term);
-            if n > 0 {
-                *positions.entry(quad.graph_name.clone()).or_default() += n;
-            }
+        for expected in stats.values_mut() {
+            expected.usage.graphs = expected.positions.len() as u64;
         }
-        positions
-    }
-
-    /// Number of `rdf:type` quads with `class` as object.
-    pub fn class_instances(&self, class: &Term) -> u64 {
-        self.quads
-            .iter()
-            .filter(|q| q.predicate == rdf::TYPE && q.object == class.as_ref())
-            .count() as u64
+        stats
     }
 
     /// Terms that need a dictionary entry: everything used or naming an existing graph,
@@ -189,17 +192,18 @@ impl Model {
 }
 
 /// Whether the store must keep `term` in its dictionary (rather than inside its id): only
-/// blank nodes labelled like store-minted numbers (hex below 2^60) and canonical integers and
-/// booleans are inlined.
+/// blank nodes labelled like the ones the store mints (`a` and fifteen lowercase hex digits)
+/// and canonical integers and booleans are inlined.
 pub fn in_dictionary(term: &Term) -> bool {
     match term {
         Term::NamedNode(_) => true,
         Term::BlankNode(b) => {
             let label = b.as_str();
-            let minted = !label.is_empty()
-                && label.len() <= 15
-                && !label.starts_with('0')
-                && label.bytes().all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(&c));
+            let minted = label.len() == 16
+                && label.starts_with('a')
+                && label
+                    .bytes()
+                    .all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(&c));
             !minted
         }
         Term::Literal(l) => !is_inlined_literal(l),
@@ -208,9 +212,10 @@ pub fn in_dictionary(term: &Term) -> bool {
 
 fn is_inlined_literal(literal: &Literal) -> bool {
     if literal.datatype() == xsd::INTEGER {
-        literal.value().parse::<i64>().is_ok_and(|v| {
-            v.to_string() == literal.value() && (-(1 << 59)..(1 << 59)).contains(&v)
-        })
+        literal
+            .value()
+            .parse::<i64>()
+            .is_ok_and(|v| v.to_string() == literal.value() && (-(1 << 59)..(1 << 59)).contains(&v))
     } else if literal.datatype() == xsd::BOOLEAN {
         matches!(literal.value(), "true" | "false")
     } else {
@@ -243,7 +248,11 @@ pub fn store_matching(reader: &Reader<'_>, pattern: &Pattern) -> HashSet<Quad> {
         .map(|q| reader.decode_quad(&q.expect("scan")).expect("decode"))
         .collect();
     let set: HashSet<Quad> = found.iter().cloned().collect();
-    assert_eq!(set.len(), found.len(), "{pattern:?} returned a quad twice: {found:#?}");
+    assert_eq!(
+        set.len(),
+        found.len(),
+        "{pattern:?} returned a quad twice: {found:#?}"
+    );
     set
 }
 
@@ -279,7 +288,10 @@ pub fn check_graphs(reader: &Reader<'_>, model: &Model, probes: &[NamedOrBlankNo
         .collect();
     assert_eq!(graphs, model.graphs, "named graphs");
     for graph in probes.iter().chain(&model.graphs) {
-        let exists = match reader.graph_id(GraphName::from(graph.clone()).as_ref()).expect("id") {
+        let exists = match reader
+            .graph_id(GraphName::from(graph.clone()).as_ref())
+            .expect("id")
+        {
             Some(id) => reader.contains_named_graph(id).expect("graph lookup"),
             None => false,
         };
@@ -290,16 +302,21 @@ pub fn check_graphs(reader: &Reader<'_>, model: &Model, probes: &[NamedOrBlankNo
 /// Usage counters, per-graph positions and class counts of `terms` and of every term the
 /// model uses are the model's.
 pub fn check_statistics(reader: &Reader<'_>, model: &Model, terms: &[Term]) {
-    let mut all = model.terms();
+    let statistics = model.statistics();
+    let used = model.terms();
+    let mut all = used.clone();
     all.extend(terms.iter().cloned());
     for term in &all {
-        let expected = model.usage(term);
+        let expected = statistics.get(term).cloned().unwrap_or_default();
         let Some(id) = reader.term_id(term.as_ref()).expect("term lookup") else {
-            assert_eq!(expected, TermUsage::default(), "{term} is used but unknown to the store");
-            assert!(!model.terms().contains(term), "{term} names a graph but is unknown");
+            assert_eq!(
+                expected,
+                Expected::default(),
+                "{term} is used but unknown to the store"
+            );
+            assert!(!used.contains(term), "{term} names a graph but is unknown");
             continue;
         };
-        assert_eq!(reader.usage(id).expect("usage"), expected, "usage of {term}");
         let positions: HashMap<GraphName, u64> = reader
             .term_graphs(id, usize::MAX)
             .expect("term graphs")
@@ -317,12 +334,12 @@ pub fn check_statistics(reader: &Reader<'_>, model: &Model, terms: &[Term]) {
                 (graph, u.positions)
             })
             .collect();
-        assert_eq!(positions, model.graph_positions(term), "graphs of {term}");
-        assert_eq!(
-            reader.class_instances(id).expect("class count"),
-            model.class_instances(term),
-            "instances of {term}"
-        );
+        let actual = Expected {
+            usage: reader.usage(id).expect("usage"),
+            positions,
+            instances: reader.class_instances(id).expect("class count"),
+        };
+        assert_eq!(actual, expected, "statistics of {term}");
     }
 }
 
@@ -339,27 +356,51 @@ pub fn check_counts(reader: &Reader<'_>, model: &Model) {
             .len() as u64
     };
     assert_eq!(counts.quads, model.quads.len() as u64, "quad count");
-    assert_eq!(counts.named_graphs, model.graphs.len() as u64, "named graph count");
-    assert_eq!(counts.subjects, distinct(&|q| Some(q.subject.clone().into())), "subjects");
-    assert_eq!(counts.predicates, distinct(&|q| Some(q.predicate.clone().into())), "predicates");
+    assert_eq!(
+        counts.named_graphs,
+        model.graphs.len() as u64,
+        "named graph count"
+    );
+    assert_eq!(
+        counts.subjects,
+        distinct(&|q| Some(q.subject.clone().into())),
+        "subjects"
+    );
+    assert_eq!(
+        counts.predicates,
+        distinct(&|q| Some(q.predicate.clone().into())),
+        "predicates"
+    );
     assert_eq!(
         counts.classes,
         distinct(&|q| (q.predicate == rdf::TYPE).then(|| q.object.clone())),
         "classes"
     );
-    assert_eq!(counts.dictionary_terms, model.dictionary_terms(), "dictionary entries");
+    assert_eq!(
+        counts.dictionary_terms,
+        model.dictionary_terms(),
+        "dictionary entries"
+    );
 }
 
 /// Everything a committed reader reports agrees with the model.
 pub fn check_store(store: &Store, model: &Model, probes: &[Quad]) {
     let reader = store.reader();
     check_patterns(&reader, model, probes);
-    let graph_probes: Vec<NamedOrBlankNode> =
-        probes.iter().filter_map(|q| named_graph(&q.graph_name)).collect();
+    let graph_probes: Vec<NamedOrBlankNode> = probes
+        .iter()
+        .filter_map(|q| named_graph(&q.graph_name))
+        .collect();
     check_graphs(&reader, model, &graph_probes);
     let term_probes: Vec<Term> = probes
         .iter()
-        .flat_map(|q| [q.subject.clone().into(), q.predicate.clone().into(), q.object.clone()])
+        .flat_map(|q| {
+            [
+                q.subject.clone().into(),
+                q.predicate.clone().into(),
+                q.object.clone(),
+            ]
+        })
         .collect();
     check_statistics(&reader, model, &term_probes);
     check_counts(&reader, model);

@@ -16,8 +16,12 @@ fn revision(r: usize) -> String {
     let mut doc = String::new();
     for k in 0..ENTITIES {
         let item = format!("<http://example.com/item/{k}>");
-        doc.push_str(&format!("{item} <http://example.com/label> \"item {k}, revision {r}\"@en .\n"));
-        doc.push_str(&format!("{item} <http://example.com/rev> <http://example.com/rev/{r}/{k}> .\n"));
+        doc.push_str(&format!(
+            "{item} <http://example.com/label> \"item {k}, revision {r}\"@en .\n"
+        ));
+        doc.push_str(&format!(
+            "{item} <http://example.com/rev> <http://example.com/rev/{r}/{k}> .\n"
+        ));
         doc.push_str(&format!("{item} <http://example.com/part> _:part{k} .\n"));
     }
     doc
@@ -37,7 +41,9 @@ fn disk_size(path: &Path) -> u64 {
 fn replace(store: &Store, r: usize) {
     let mut transaction = store.transaction().expect("transaction");
     let graph = NamedNode::new_unchecked(GRAPH);
-    let id: TermId = transaction.term_id_for_insert(graph.as_ref().into()).expect("graph id");
+    let id: TermId = transaction
+        .term_id_for_insert(graph.as_ref().into())
+        .expect("graph id");
     let doc = revision(r);
     if r % 2 == 0 {
         // Graph Store `PUT`: clear, then parse into the graph.
@@ -84,7 +90,10 @@ fn replacing_a_graph_a_thousand_times_reclaims_terms_and_space() {
     let last_counts = counts(&store);
     let last_size = disk_size(&store.path());
     assert_eq!(last_counts.quads, 3 * ENTITIES as u64);
-    assert_eq!(last_counts.dictionary_terms, first_counts.dictionary_terms, "dictionary grew");
+    assert_eq!(
+        last_counts.dictionary_terms, first_counts.dictionary_terms,
+        "dictionary grew"
+    );
     assert!(
         last_size * 2 <= first_size * 3,
         "store grew from {first_size} to {last_size} bytes: {:#?}",

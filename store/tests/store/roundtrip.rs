@@ -104,7 +104,11 @@ fn check_loaded(store: &TempStore, expected: &Dataset, format: RdfFormat, contex
     check_store(store, &Model::from_dataset(&dumped), &[]);
     if format.supports_datasets() || dumped.iter().all(|q| q.graph_name.is_default_graph()) {
         let written = serialize(&dumped, format);
-        assert_isomorphic(&parse(&written, format), expected, &format!("{context}, dumped as {format}"));
+        assert_isomorphic(
+            &parse(&written, format),
+            expected,
+            &format!("{context}, dumped as {format}"),
+        );
     }
 }
 
@@ -114,7 +118,11 @@ fn bulk_round_trip(format: RdfFormat, data: &[u8], context: &str) {
     let store = TempStore::new();
     let input = write_input(store.scratch(), &file_name(format), data);
     let report = bulk_load(&store, &[input]);
-    assert_eq!(report.quads_added, expected.len() as u64, "{context}: quads added");
+    assert_eq!(
+        report.quads_added,
+        expected.len() as u64,
+        "{context}: quads added"
+    );
     check_loaded(&store, &expected, format, context);
 }
 
@@ -136,7 +144,11 @@ fn handwritten_documents_round_trip_through_the_bulk_loader() {
 #[test]
 fn handwritten_documents_round_trip_through_transactions() {
     for (format, document) in documents() {
-        transaction_round_trip(format, document.as_bytes(), &format!("transaction {format}"));
+        transaction_round_trip(
+            format,
+            document.as_bytes(),
+            &format!("transaction {format}"),
+        );
     }
 }
 
@@ -159,7 +171,11 @@ fn real_data_round_trips_through_the_bulk_loader_in_every_syntax() {
 #[test]
 fn real_data_round_trips_through_transactions_in_every_syntax() {
     for (format, document) in real_documents() {
-        transaction_round_trip(format, &document, &format!("music as {format}, transaction"));
+        transaction_round_trip(
+            format,
+            &document,
+            &format!("music as {format}, transaction"),
+        );
     }
 }
 
@@ -173,8 +189,15 @@ fn lexical_forms_survive_exactly() {
 <http://example.com/s> <http://example.com/p> "1"^^<http://www.w3.org/2001/XMLSchema#boolean> .
 <http://example.com/s> <http://example.com/p> "true"^^<http://www.w3.org/2001/XMLSchema#boolean> .
 "#;
-    bulk_load(&store, &[write_input(store.scratch(), "values.nt", data.as_bytes())]);
+    bulk_load(
+        &store,
+        &[write_input(store.scratch(), "values.nt", data.as_bytes())],
+    );
     let dumped = dump(&store);
-    assert_eq!(dumped.len(), 6, "six distinct literals, none merged by value");
+    assert_eq!(
+        dumped.len(),
+        6,
+        "six distinct literals, none merged by value"
+    );
     assert_eq!(dumped, parse(data.as_bytes(), RdfFormat::NTriples));
 }

@@ -140,8 +140,16 @@ pub fn assert_isomorphic(actual: &Dataset, expected: &Dataset, context: &str) {
     assert_eq!(actual.len(), expected.len(), "{context}: number of quads");
     let (actual, expected) = (canonical(actual), canonical(expected));
     if actual != expected {
-        let missing: Vec<_> = expected.iter().filter(|q| !actual.contains(*q)).take(5).collect();
-        let extra: Vec<_> = actual.iter().filter(|q| !expected.contains(*q)).take(5).collect();
+        let missing: Vec<_> = expected
+            .iter()
+            .filter(|q| !actual.contains(*q))
+            .take(5)
+            .collect();
+        let extra: Vec<_> = actual
+            .iter()
+            .filter(|q| !expected.contains(*q))
+            .take(5)
+            .collect();
         panic!("{context}: datasets differ\nmissing: {missing:#?}\nunexpected: {extra:#?}");
     }
 }

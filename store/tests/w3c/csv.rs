@@ -45,7 +45,8 @@ pub fn from_csv(text: &str) -> Result<Results, Failure> {
         .collect();
     Ok(Results::Solutions(Solutions::new(
         &variables,
-        rows.iter().map(|row| row.iter().map(|(v, t)| (v, t)).collect()),
+        rows.iter()
+            .map(|row| row.iter().map(|(v, t)| (v, t)).collect()),
         false,
     )))
 }

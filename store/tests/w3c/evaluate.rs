@@ -33,7 +33,9 @@ pub fn run(test: &Test) -> Result<(), Failure> {
 }
 
 fn action(test: &Test) -> Result<&str, Failure> {
-    test.action.as_deref().ok_or_else(|| "no query or update file".into())
+    test.action
+        .as_deref()
+        .ok_or_else(|| "no query or update file".into())
 }
 
 /// Which grammar a syntax test exercises.
@@ -110,7 +112,9 @@ fn with_query_dataset(data: &Fixture, query: &Query) -> Fixture {
         let known = fixture.named.iter().any(|(name, _)| name == graph);
         let is_file = url_to_path(graph.as_str()).is_ok_and(|p| p.is_file());
         if !known && is_file {
-            fixture.named.push((graph.clone(), graph.as_str().to_owned()));
+            fixture
+                .named
+                .push((graph.clone(), graph.as_str().to_owned()));
         }
     }
     fixture
@@ -148,9 +152,13 @@ fn row_order(query: &Query) -> RowOrder {
 /// Loads the data, applies the update and compares the whole dataset with the expected one.
 fn update_test(test: &Test) -> Result<(), Failure> {
     let update = parse_update(action(test)?)?;
-    let mut expected = test.expected.to_dataset().context("reading the expected dataset")?;
+    let mut expected = test
+        .expected
+        .to_dataset()
+        .context("reading the expected dataset")?;
     let store = TempStore::with_fixture(&test.data)?;
-    execute_update(&store.store, &update, &UpdateOptions::default()).context("applying the update")?;
+    execute_update(&store.store, &update, &UpdateOptions::default())
+        .context("applying the update")?;
     let mut actual = store.to_dataset()?;
     expected.canonicalize(CanonicalizationAlgorithm::Unstable);
     actual.canonicalize(CanonicalizationAlgorithm::Unstable);

@@ -29,11 +29,16 @@ impl<T, E: Display> Context<T> for Result<T, E> {
     }
 }
 
-/// The `file:` URL of an absolute path.
+/// The `file:` URL of an absolute path. Only spaces are escaped: a suite path with `%`, `#`
+/// or `?` in it is refused rather than turned into a wrong URL.
 pub fn path_to_url(path: &Path) -> String {
-    let path = path.to_str().unwrap_or_else(|| {
-        panic!("the W3C suite path {} is not UTF-8", path.display())
-    });
+    let path = path
+        .to_str()
+        .unwrap_or_else(|| panic!("the W3C suite path {} is not UTF-8", path.display()));
+    assert!(
+        !path.contains(['%', '#', '?']),
+        "the W3C suite path {path} needs URL escaping; move the suite or set LODESTONE_W3C_DIR"
+    );
     format!("file://{}", path.replace(' ', "%20"))
 }
 
@@ -58,8 +63,8 @@ pub fn open(url: &str) -> Result<BufReader<File>, Failure> {
 
 /// The RDF syntax of a file, from its extension.
 fn parser_for(url: &str) -> Result<RdfParser, Failure> {
-    let format = format_from_path(&url_to_path(url)?)
-        .ok_or_else(|| format!("{url}: unknown RDF syntax"))?;
+    let format =
+        format_from_path(&url_to_path(url)?).ok_or_else(|| format!("{url}: unknown RDF syntax"))?;
     RdfParser::from_format(format)
         .with_base_iri(url)
         .context(format!("base IRI {url}"))
@@ -76,8 +81,14 @@ pub fn read_graph(url: &str) -> Result<Graph, Failure> {
 
 /// Parses an RDF document into `dataset`, its triples in `graph`; blank nodes are renamed
 /// so that two documents never share one.
-pub fn read_into_dataset(url: &str, graph: GraphName, dataset: &mut Dataset) -> Result<(), Failure> {
-    let parser = parser_for(url)?.with_default_graph(graph).rename_blank_nodes();
+pub fn read_into_dataset(
+    url: &str,
+    graph: GraphName,
+    dataset: &mut Dataset,
+) -> Result<(), Failure> {
+    let parser = parser_for(url)?
+        .with_default_graph(graph)
+        .rename_blank_nodes();
     for quad in parser.for_reader(open(url)?) {
         dataset.insert(&quad.context(format!("parsing {url}"))?);
     }
@@ -95,8 +106,14 @@ pub struct Fixture {
 
 impl Fixture {
     fn graphs(&self) -> impl Iterator<Item = (GraphName, &str)> {
-        let default = self.default.iter().map(|url| (GraphName::DefaultGraph, url.as_str()));
-        let named = self.named.iter().map(|(name, url)| (name.clone().into(), url.as_str()));
+        let default = self
+            .default
+            .iter()
+            .map(|url| (GraphName::DefaultGraph, url.as_str()));
+        let named = self
+            .named
+            .iter()
+            .map(|(name, url)| (name.clone().into(), url.as_str()));
         default.chain(named)
     }
 

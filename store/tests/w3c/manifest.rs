@@ -89,6 +89,21 @@ impl Test {
         .into_iter()
         .find_map(|(status, why)| (status == approval).then_some(why))
     }
+
+    /// What the test depends on beyond plain SPARQL evaluation (services, entailment
+    /// regimes, `mf:requires`), to explain its failures.
+    pub fn needs(&self) -> Vec<String> {
+        let services = self
+            .service_data
+            .iter()
+            .map(|(endpoint, _)| format!("SERVICE <{endpoint}>"));
+        let regimes = self
+            .entailment_regimes
+            .iter()
+            .map(|r| format!("entailment {r}"));
+        let requires = self.requires.iter().map(|r| format!("requires {r}"));
+        services.chain(regimes).chain(requires).collect()
+    }
 }
 
 /// Every test reachable from the manifest at `url`, in manifest order.
@@ -121,7 +136,10 @@ fn read_manifest(url: &str, tests: &mut Vec<Test>) -> Result<(), Failure> {
 }
 
 fn read_test(entry: Node<'_>) -> Result<Test, Failure> {
-    let types: Vec<String> = entry.iris(rdf::TYPE).map(|t| t.as_str().to_owned()).collect();
+    let types: Vec<String> = entry
+        .iris(rdf::TYPE)
+        .map(|t| t.as_str().to_owned())
+        .collect();
     let kind = types
         .iter()
         .find_map(|t| TestKind::from_type(t))
@@ -133,8 +151,14 @@ fn read_test(entry: Node<'_>) -> Result<Test, Failure> {
         },
         name: entry.literal(mf::NAME).unwrap_or_default(),
         kind,
-        approval: entry.iris(dawgt::APPROVAL).next().map(NamedNodeRef::into_owned),
-        requires: entry.iris(mf::REQUIRES).map(NamedNodeRef::into_owned).collect(),
+        approval: entry
+            .iris(dawgt::APPROVAL)
+            .next()
+            .map(NamedNodeRef::into_owned),
+        requires: entry
+            .iris(mf::REQUIRES)
+            .map(NamedNodeRef::into_owned)
+            .collect(),
         action: None,
         data: Fixture::default(),
         service_data: Vec::new(),
@@ -158,7 +182,11 @@ fn read_test(entry: Node<'_>) -> Result<Test, Failure> {
     match entry.object(mf::RESULT) {
         Some(TermRef::NamedNode(file)) => test.result = Some(file.as_str().to_owned()),
         Some(TermRef::BlankNode(state)) => {
-            test.expected = read_fixture(Node::new(entry.graph, state.into()), ut::DATA, ut::GRAPH_DATA)?;
+            test.expected = read_fixture(
+                Node::new(entry.graph, state.into()),
+                ut::DATA,
+                ut::GRAPH_DATA,
+            )?;
         }
         Some(TermRef::Literal(l)) => return Err(format!("mf:result {l} is a literal")),
         _ => {}
@@ -186,23 +214,36 @@ fn read_action(action: Node<'_>, test: &mut Test) -> Result<(), Failure> {
         test.service_data
             .push((endpoint.as_str().to_owned(), data.as_str().to_owned()));
     }
-    test.entailment_regimes = action
-        .iris(sd::ENTAILMENT_REGIME)
-        .map(|r| r.as_str().to_owned())
-        .collect();
+    // One regime, or a list of them.
+    if let Some(regimes) = action.object(sd::ENTAILMENT_REGIME) {
+        let regimes = match regimes {
+            TermRef::BlankNode(_) => graph_list(action.graph, regimes)?,
+            regime => vec![regime],
+        };
+        test.entailment_regimes = regimes.iter().map(ToString::to_string).collect();
+    }
     Ok(())
 }
 
 /// Files for the default graph (`data`) and for named graphs (`graph_data`: the file itself,
 /// named by its URL, or a node with `ut:graph`/`qt:graph` and the name in `rdfs:label`).
-fn read_fixture(node: Node<'_>, data: NamedNodeRef<'static>, graph_data: NamedNodeRef<'static>) -> Result<Fixture, Failure> {
+fn read_fixture(
+    node: Node<'_>,
+    data: NamedNodeRef<'static>,
+    graph_data: NamedNodeRef<'static>,
+) -> Result<Fixture, Failure> {
     let mut fixture = Fixture {
         default: node.iris(data).map(|f| f.as_str().to_owned()).collect(),
         named: Vec::new(),
     };
-    for value in node.graph.objects_for_subject_predicate(node.id, graph_data) {
+    for value in node
+        .graph
+        .objects_for_subject_predicate(node.id, graph_data)
+    {
         match value {
-            TermRef::NamedNode(file) => fixture.named.push((file.into_owned(), file.as_str().to_owned())),
+            TermRef::NamedNode(file) => fixture
+                .named
+                .push((file.into_owned(), file.as_str().to_owned())),
             value => {
                 let described = Node::from_term(node.graph, value)
                     .ok_or_else(|| format!("graph data {value} is a literal"))?;
@@ -246,7 +287,10 @@ impl<'a> Node<'a> {
         self.graph.object_for_subject_predicate(self.id, predicate)
     }
 
-    fn iris(&self, predicate: NamedNodeRef<'static>) -> impl Iterator<Item = NamedNodeRef<'a>> + 'a {
+    fn iris(
+        &self,
+        predicate: NamedNodeRef<'static>,
+    ) -> impl Iterator<Item = NamedNodeRef<'a>> + 'a {
         self.graph
             .objects_for_subject_predicate(self.id, predicate)
             .filter_map(|o| match o {
@@ -274,9 +318,15 @@ impl<'a> Node<'a> {
 fn graph_list<'a>(graph: &'a Graph, mut head: TermRef<'a>) -> Result<Vec<TermRef<'a>>, Failure> {
     let mut items = Vec::new();
     while head != rdf::NIL.into() {
-        let node = Node::from_term(graph, head).ok_or_else(|| format!("list node {head} is a literal"))?;
-        items.push(node.object(rdf::FIRST).ok_or_else(|| format!("list node {head} has no rdf:first"))?);
-        head = node.object(rdf::REST).ok_or_else(|| format!("list node {head} has no rdf:rest"))?;
+        let node =
+            Node::from_term(graph, head).ok_or_else(|| format!("list node {head} is a literal"))?;
+        items.push(
+            node.object(rdf::FIRST)
+                .ok_or_else(|| format!("list node {head} has no rdf:first"))?,
+        );
+        head = node
+            .object(rdf::REST)
+            .ok_or_else(|| format!("list node {head} has no rdf:rest"))?;
     }
     Ok(items)
 }

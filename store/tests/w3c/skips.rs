@@ -26,9 +26,17 @@ impl SkipList {
                 panic!("skipped.tsv line {}: expected `IRI<TAB>reason`", number + 1);
             };
             let (iri, reason) = (iri.trim(), reason.trim());
-            assert!(!reason.is_empty(), "skipped.tsv line {}: empty reason", number + 1);
+            assert!(
+                !reason.is_empty(),
+                "skipped.tsv line {}: empty reason",
+                number + 1
+            );
             let previous = reasons.insert(iri.to_owned(), reason.to_owned());
-            assert!(previous.is_none(), "skipped.tsv line {}: {iri} listed twice", number + 1);
+            assert!(
+                previous.is_none(),
+                "skipped.tsv line {}: {iri} listed twice",
+                number + 1
+            );
         }
         Self { reasons }
     }

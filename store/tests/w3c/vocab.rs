@@ -23,7 +23,8 @@ pub mod mf {
     pub const REQUIRES: NamedNodeRef<'_> =
         iri("http://www.w3.org/2001/sw/DataAccess/tests/test-manifest#requires");
     /// Prefix of every test type IRI.
-    pub const TEST_TYPE_NAMESPACE: &str = "http://www.w3.org/2001/sw/DataAccess/tests/test-manifest#";
+    pub const TEST_TYPE_NAMESPACE: &str =
+        "http://www.w3.org/2001/sw/DataAccess/tests/test-manifest#";
 }
 
 /// Query test actions.
