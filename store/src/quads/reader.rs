@@ -4,7 +4,7 @@ use crate::changes::SequenceNumber;
 use crate::dictionary::{decode_ids, decode_term, is_hashed_key, lookup_key};
 use crate::encoding::{encode_term_bytes, inline_id, EncodedQuad, Permutation, TermId, TermKind};
 use crate::error::{CorruptionError, StoreError};
-use crate::kv::{meta_key, Table};
+use crate::kv::{meta_key, Table, QUAD_PREFIX_LEN};
 use crate::quads::writer::Overlay;
 use crate::stats::{decode_u64, term_graph_key, StoreCounts, TermGraphUsage, TermUsage};
 use oxrdf::{GraphNameRef, Quad, Term, TermRef};
@@ -25,11 +25,15 @@ pub struct Reader<'a> {
     /// Idle iterators of each index order, reused by later scans: creating a RocksDB iterator
     /// costs more than a short scan. Declared before the snapshot, which they read, so that
     /// they are dropped first.
-    idle: RefCell<[Vec<DBRawIterator<'a>>; 6]>,
+    idle: RefCell<IdleIterators<'a>>,
     snapshot: Snapshot<'a>,
     overlay: Option<&'a Overlay>,
     cache: RefCell<ReaderCache>,
 }
+
+/// Idle iterators per index order: prefix-mode ones (for scans with a bound first id) and
+/// total-order ones (for full scans).
+type IdleIterators<'a> = [Vec<DBRawIterator<'a>>; 12];
 
 #[derive(Default)]
 struct ReaderCache {
@@ -63,6 +67,7 @@ impl<'a> Reader<'a> {
     fn read_options(&self, upper_bound: Option<Vec<u8>>) -> ReadOptions {
         let mut options = ReadOptions::default();
         options.set_snapshot(&self.snapshot);
+        options.set_total_order_seek(true);
         if let Some(bound) = upper_bound {
             options.set_iterate_upper_bound(bound);
         }
@@ -86,15 +91,18 @@ impl<'a> Reader<'a> {
         );
         let pattern = [subject, predicate, object, graph];
         let prefix = permutation.prefix(pattern);
-        let slot = permutation.index();
+        // Scans with a bound first id stay within one hash bucket of the memtable (prefix
+        // mode); a full scan needs total order.
+        let total_order = prefix.len() < QUAD_PREFIX_LEN;
+        let slot = permutation.index() * 2 + usize::from(total_order);
         let idle = self.idle.borrow_mut()[slot].pop();
         // No upper bound on the iterator (so that it can be reused for any prefix): the scan
         // stops at the first key outside the prefix.
         let mut iter = idle.unwrap_or_else(|| {
-            self.db.raw_iterator_cf_opt(
-                self.cf(permutation_table(permutation)),
-                self.read_options(None),
-            )
+            let mut options = self.read_options(None);
+            options.set_total_order_seek(total_order);
+            self.db
+                .raw_iterator_cf_opt(self.cf(permutation_table(permutation)), options)
         });
         iter.seek(&prefix);
         let (extra, removed) = match self.overlay {
@@ -103,6 +111,7 @@ impl<'a> Reader<'a> {
         };
         QuadIter {
             permutation,
+            slot,
             base: Some(iter),
             idle: &self.idle,
             prefix,
@@ -439,9 +448,10 @@ impl<'a> Reader<'a> {
 /// `'r` is the borrow of the [`Reader`], `'db` the store's.
 pub struct QuadIter<'r, 'db> {
     permutation: Permutation,
+    slot: usize,
     /// Always `Some` until dropped, when it goes back to the reader's idle iterators.
     base: Option<DBRawIterator<'db>>,
-    idle: &'r RefCell<[Vec<DBRawIterator<'db>>; 6]>,
+    idle: &'r RefCell<IdleIterators<'db>>,
     prefix: Vec<u8>,
     extra: std::iter::Peekable<std::vec::IntoIter<EncodedQuad>>,
     removed: Option<&'db Overlay>,
@@ -453,7 +463,7 @@ impl Drop for QuadIter<'_, '_> {
         if let Some(iter) = self.base.take() {
             if iter.status().is_ok() {
                 if let Ok(mut idle) = self.idle.try_borrow_mut() {
-                    idle[self.permutation.index()].push(iter);
+                    idle[self.slot].push(iter);
                 }
             }
         }

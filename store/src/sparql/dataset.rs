@@ -43,7 +43,9 @@ impl<'a, 'db: 'a> QueryableDataset<'a> for &'a Reader<'db> {
         })
     }
 
-    fn internal_named_graphs(&self) -> impl Iterator<Item = Result<TermId, StoreError>> + use<'a, 'db> {
+    fn internal_named_graphs(
+        &self,
+    ) -> impl Iterator<Item = Result<TermId, StoreError>> + use<'a, 'db> {
         match self.named_graphs() {
             Ok(graphs) => graphs.into_iter().map(Ok).collect::<Vec<_>>().into_iter(),
             Err(e) => vec![Err(e)].into_iter(),
