@@ -47,3 +47,34 @@ impl ChangeBatch {
         Ok(Self { sequence, subjects })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::encoding::TermKind;
+
+    #[test]
+    fn change_batches_round_trip() {
+        let subjects = vec![
+            TermId::new(TermKind::Iri, 1),
+            TermId::new(TermKind::MintedBlank, 9),
+        ];
+        let value = ChangeBatch::encode_subjects(&subjects);
+        let batch = ChangeBatch::decode(&5_u64.to_be_bytes(), &value).expect("decode");
+        assert_eq!(
+            batch,
+            ChangeBatch {
+                sequence: 5,
+                subjects
+            }
+        );
+        let empty = ChangeBatch::decode(&6_u64.to_be_bytes(), &[]).expect("decode");
+        assert!(empty.subjects.is_empty());
+    }
+
+    #[test]
+    fn malformed_change_entries_are_errors() {
+        assert!(ChangeBatch::decode(&[0; 7], &[]).is_err());
+        assert!(ChangeBatch::decode(&[0; 8], &[0; 9]).is_err());
+    }
+}

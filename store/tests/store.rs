@@ -1,8 +1,13 @@
 //! Integration tests of `lodestone-store` against real on-disk RocksDB stores.
 //!
-//! One binary with a module per area (see `tests/store/`). Shared helpers live in `support`
-//! (stores in temporary folders, dumps, isomorphism) and `oracle` (the in-memory model the
-//! store is compared with).
+//! One binary with a module per area (see `tests/store/`): the store against an in-memory
+//! model (`model`, `loading`), load/dump round trips (`roundtrip`), blank node scoping,
+//! failing loads (`failures`), crashes and reopening (`durability`), snapshot isolation,
+//! space reclamation (`reclaim`), the change log and backups. Shared helpers live in
+//! `support` (stores in temporary folders, dumps, isomorphism) and `oracle` (the model and
+//! the checks that compare a store with it).
+//!
+//! Property tests run 64 cases; set `PROPTEST_CASES` for more.
 
 #[path = "store/backup.rs"]
 mod backup;

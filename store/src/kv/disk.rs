@@ -93,8 +93,6 @@ fn table_options(table: Table, options: &StoreOptions, cache: &Cache) -> Options
     cf.set_compression_type(DBCompressionType::Lz4);
     cf.set_bottommost_compression_type(DBCompressionType::Zstd);
     cf.set_level_compaction_dynamic_level_bytes(true);
-    // Most point look-ups of a writer miss (new quads, new terms): a memtable bloom filter
-    // answers those without walking the skip list.
     if table.is_quad_index() {
         // Memtables hashed on the first id of the key: a commit's inserts land in small
         // per-subject / per-graph / per-predicate skip lists instead of one large one, which
@@ -106,10 +104,6 @@ fn table_options(table: Table, options: &StoreOptions, cache: &Cache) -> Options
             height: 12,
             branching_factor: 4,
         });
-    }
-    if table.wants_bloom_filter() {
-        cf.set_memtable_whole_key_filtering(true);
-        cf.set_memtable_prefix_bloom_ratio(0.05);
     }
     cf
 }

@@ -304,3 +304,54 @@ pub(crate) fn recover_interrupted_ingest(store: &Store) -> Result<(), StoreError
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn manifest_round_trips() {
+        let dir = tempfile::tempdir().expect("temporary folder");
+        let manifest = Manifest {
+            state: WriterState {
+                next_dictionary_id: 42,
+                next_blank_id: 7,
+                sequence: 3,
+                quad_count: 99,
+                term_cache: crate::store::TermCache::default(),
+            },
+            last_commit_ms: 1234,
+            files: vec![
+                (Table::Spog, dir.path().join("000-spog.sst")),
+                (Table::TermToId, dir.path().join("001-term2id.sst")),
+            ],
+        };
+        manifest.write(dir.path()).expect("write");
+        let read = Manifest::read(dir.path()).expect("read");
+        let counters = |s: &WriterState| {
+            (
+                s.next_dictionary_id,
+                s.next_blank_id,
+                s.sequence,
+                s.quad_count,
+            )
+        };
+        assert_eq!(counters(&read.state), counters(&manifest.state));
+        assert_eq!(read.last_commit_ms, manifest.last_commit_ms);
+        assert_eq!(read.files, manifest.files);
+    }
+
+    #[test]
+    fn malformed_manifest_is_an_error() {
+        let dir = tempfile::tempdir().expect("temporary folder");
+        for text in [
+            "sequence\n",
+            "sequence x\n",
+            "file nosuchtable 000.sst\n",
+            "colour blue\n",
+        ] {
+            fs::write(dir.path().join(MANIFEST), text).expect("write");
+            assert!(Manifest::read(dir.path()).is_err(), "{text:?} was accepted");
+        }
+    }
+}

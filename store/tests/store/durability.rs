@@ -86,7 +86,7 @@ fn child_writer() {
     let store = Store::open(path, options()).expect("open");
     let mut out = std::io::stdout().lock();
     for i in first.. {
-        let sequence = if i % 7 == 0 {
+        let sequence = if i.is_multiple_of(7) {
             let data = crate::support::serialize(
                 writer_quads(i).iter().map(Quad::as_ref),
                 RdfFormat::NTriples,
@@ -245,6 +245,39 @@ fn leftover_stdin_spool_file_does_not_stop_the_store_from_opening() {
     let store = store.reopen();
     assert_eq!(counts(&store).quads, 50);
     assert!(!spool.exists(), "the stale copy is removed");
+}
+
+#[test]
+fn read_only_open_reads_and_refuses_writes() {
+    let store = TempStore::new();
+    bulk_load(
+        &store,
+        &[write_input(
+            store.scratch(),
+            "music.nt",
+            music(50).as_bytes(),
+        )],
+    );
+    let before = dump(&store);
+    let path = store.path();
+    let dir = store.close();
+    let options = StoreOptions {
+        read_only: true,
+        ..options()
+    };
+    let read_only = Store::open(&path, options).expect("read-only open");
+    assert_eq!(dump(&read_only), before);
+    let quad = writer_quads(0).remove(0);
+    let mut transaction = read_only.transaction().expect("transaction");
+    transaction
+        .insert(quad.as_ref())
+        .expect("insert into the overlay");
+    assert!(
+        transaction.commit().is_err(),
+        "a read-only store took a commit"
+    );
+    drop(read_only);
+    assert_eq!(dump(&TempStore::from_parts(dir)), before);
 }
 
 #[test]

@@ -179,3 +179,89 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn compressed_inputs_load_like_plain_ones() {
+    let data = music(200);
+    let expected = parse(data.as_bytes(), RdfFormat::NTriples);
+    let gzip = {
+        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut encoder, data.as_bytes()).expect("gzip");
+        encoder.finish().expect("gzip")
+    };
+    let bzip2 = {
+        let mut encoder = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::fast());
+        std::io::Write::write_all(&mut encoder, data.as_bytes()).expect("bzip2");
+        encoder.finish().expect("bzip2")
+    };
+    let zstd = zstd::encode_all(data.as_bytes(), 3).expect("zstd");
+    for (name, bytes) in [
+        ("music.nt.gz", gzip),
+        ("music.nt.bz2", bzip2),
+        ("music.nt.zst", zstd),
+    ] {
+        let store = TempStore::new();
+        let report = bulk_load(&store, &[write_input(store.scratch(), name, &bytes)]);
+        assert_eq!(report.quads_added, expected.len() as u64, "{name}");
+        assert_eq!(dump(&store), expected, "{name}");
+    }
+}
+
+const STDIN_STORE_ENV: &str = "LODESTONE_TEST_STDIN_STORE";
+
+/// The child side of `bulk_load_reads_standard_input`: loads its standard input.
+#[test]
+#[ignore = "run as a child process by bulk_load_reads_standard_input"]
+fn child_stdin_loader() {
+    let path = std::env::var(STDIN_STORE_ENV).expect("run by bulk_load_reads_standard_input");
+    let store = lodestone_store::Store::open(path, crate::support::options()).expect("open");
+    let options = ParseOptions {
+        format: Some(RdfFormat::NTriples),
+        ..ParseOptions::default()
+    };
+    BulkLoader::new(&store)
+        .with_parse_options(options)
+        .with_chunk_quads(5_000) // several chunks: standard input is validated, then read again
+        .load(&[lodestone_store::load::Input::Stdin])
+        .expect("load");
+}
+
+#[test]
+fn bulk_load_reads_standard_input() {
+    use std::process::{Command, Stdio};
+    let store = TempStore::new();
+    let path = store.path();
+    let dir = store.close();
+    let mut child = Command::new(std::env::current_exe().expect("test binary"))
+        .args([
+            "--exact",
+            "loading::child_stdin_loader",
+            "--ignored",
+            "--test-threads=1",
+        ])
+        .env(STDIN_STORE_ENV, &path)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawning the loader");
+    let mut stdin = child.stdin.take().expect("child stdin");
+    // More statements than one parse batch, so that the load is written in chunks.
+    let data = music(20_000);
+    std::io::Write::write_all(&mut stdin, data.as_bytes()).expect("writing stdin");
+    drop(stdin);
+    assert!(
+        child.wait().expect("loader").success(),
+        "the stdin load failed"
+    );
+    let store = TempStore::from_parts(dir);
+    assert_eq!(dump(&store), parse(data.as_bytes(), RdfFormat::NTriples));
+    assert!(store.sequence() > 1, "written in several chunks");
+    for entry in std::fs::read_dir(store.path()).expect("store folder") {
+        let name = entry.expect("entry").file_name();
+        assert!(
+            !name.to_string_lossy().starts_with("load-tmp"),
+            "{name:?} left behind"
+        );
+    }
+}

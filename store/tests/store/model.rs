@@ -53,6 +53,8 @@ fn objects() -> Vec<Term> {
         Literal::new_language_tagged_literal_unchecked("a", "en").into(),
         Literal::new_language_tagged_literal_unchecked("a", "fr").into(),
         Literal::new_simple_literal("x".repeat(80)).into(),
+        Literal::new_simple_literal("").into(),
+        Literal::new_language_tagged_literal_unchecked("a\0b", "en").into(),
         typed("1", xsd::INTEGER),
         typed("01", xsd::INTEGER),
         typed("-7", xsd::INTEGER),
@@ -290,5 +292,32 @@ proptest! {
         }
         // A reader opened before the commit keeps its snapshot.
         check_patterns(&before, &committed, &probes);
+    }
+}
+
+/// Regression: a term that left a graph (alone, or while entering another one in the same
+/// commit) kept counting it among its graphs.
+#[test]
+fn leaving_a_graph_lowers_the_term_graph_count() {
+    let s0p0s0 = Triple::new(iri("s0"), iri("p0"), iri("s0"));
+    let in_graph = |g: GraphName| s0p0s0.clone().in_graph(g);
+    let steps = [
+        vec![Op::Replace(GraphName::DefaultGraph, vec![s0p0s0.clone()])],
+        vec![Op::Insert(in_graph(iri("g0").into()))],
+        vec![Op::Remove(in_graph(GraphName::DefaultGraph))],
+        vec![
+            Op::Insert(in_graph(GraphName::DefaultGraph)),
+            Op::Clear(iri("g0").into()),
+        ],
+        vec![
+            Op::Insert(in_graph(iri("g1").into())),
+            Op::Remove(in_graph(GraphName::DefaultGraph)),
+        ],
+    ];
+    let store = TempStore::new();
+    let mut model = Model::default();
+    for ops in &steps {
+        model = commit_all(&store, &model, ops);
+        check_store(&store, &model, &[]);
     }
 }

@@ -168,9 +168,15 @@ impl Model {
                 *expected.positions.entry(graph.clone()).or_default() += 1;
                 expected
             }
-            entry(&mut stats, quad.subject.clone().into(), graph).usage.as_subject += 1;
-            entry(&mut stats, quad.predicate.clone().into(), graph).usage.as_predicate += 1;
-            entry(&mut stats, quad.object.clone(), graph).usage.as_object += 1;
+            entry(&mut stats, quad.subject.clone().into(), graph)
+                .usage
+                .as_subject += 1;
+            entry(&mut stats, quad.predicate.clone().into(), graph)
+                .usage
+                .as_predicate += 1;
+            entry(&mut stats, quad.object.clone(), graph)
+                .usage
+                .as_object += 1;
             if let Some(name) = graph_term(graph) {
                 stats.entry(name).or_default().usage.as_graph += 1;
             }

@@ -45,7 +45,7 @@ fn replace(store: &Store, r: usize) {
         .term_id_for_insert(graph.as_ref().into())
         .expect("graph id");
     let doc = revision(r);
-    if r % 2 == 0 {
+    if r.is_multiple_of(2) {
         // Graph Store `PUT`: clear, then parse into the graph.
         transaction.clear_graph(id).expect("clear");
         let options = ParseOptions {
