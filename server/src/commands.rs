@@ -76,7 +76,10 @@ pub fn load(args: LoadArgs) -> anyhow::Result<()> {
         report.quads_read as f64 / seconds
     );
     if report.skipped > 0 {
-        println!("skipped {} statements with errors; the first ones:", report.skipped);
+        println!(
+            "skipped {} statements with errors; the first ones:",
+            report.skipped
+        );
         for error in &report.first_errors {
             println!("  {error}");
         }
@@ -129,7 +132,10 @@ impl Reporter {
                     bar.set_length(total);
                 }
                 bar.set_position(progress.bytes_read);
-                bar.set_message(format!("{} quads, {rate:.0}/s, {}", progress.quads, progress.phase));
+                bar.set_message(format!(
+                    "{} quads, {rate:.0}/s, {}",
+                    progress.quads, progress.phase
+                ));
                 if progress.phase == "done" {
                     bar.finish_and_clear();
                 }
@@ -144,7 +150,9 @@ impl Reporter {
                     .map_or(0, |t| (progress.bytes_read * 10 / t).min(10));
                 if tenth > last.tenth && progress.phase == "parsing" {
                     let quads = progress.quads - last.quads_at_tenth;
-                    let seconds = (progress.elapsed - last.elapsed_at_tenth).as_secs_f64().max(1e-9);
+                    let seconds = (progress.elapsed - last.elapsed_at_tenth)
+                        .as_secs_f64()
+                        .max(1e-9);
                     eprintln!(
                         "[{:>6.1}s] tenth {tenth}/10 of the input: {quads} quads at {:.0} quads/s",
                         progress.elapsed.as_secs_f64(),
@@ -183,7 +191,10 @@ pub fn stats(args: &DataArgs) -> anyhow::Result<()> {
     println!("named graphs     {}", counts.named_graphs);
     println!("last commit      {}", counts.sequence);
     println!();
-    println!("{:<12} {:>14} {:>14} {:>12}", "index", "keys (est.)", "disk", "memtable");
+    println!(
+        "{:<12} {:>14} {:>14} {:>12}",
+        "index", "keys (est.)", "disk", "memtable"
+    );
     let mut total = 0;
     for usage in store.index_usage()? {
         total += usage.sst_bytes + usage.memtable_bytes;
@@ -195,7 +206,12 @@ pub fn stats(args: &DataArgs) -> anyhow::Result<()> {
             HumanBytes(usage.memtable_bytes).to_string()
         );
     }
-    println!("{:<12} {:>14} {:>14}", "total", "", HumanBytes(total).to_string());
+    println!(
+        "{:<12} {:>14} {:>14}",
+        "total",
+        "",
+        HumanBytes(total).to_string()
+    );
     if counts.quads > 0 {
         println!("bytes per quad   {:.1}", total as f64 / counts.quads as f64);
     }
@@ -210,7 +226,10 @@ pub fn dump(args: DumpArgs) -> anyhow::Result<()> {
         None => RdfFormat::NQuads,
     };
     let out: Box<dyn Write> = match &args.output {
-        Some(path) => Box::new(std::fs::File::create(path).with_context(|| format!("cannot create {}", path.display()))?),
+        Some(path) => Box::new(
+            std::fs::File::create(path)
+                .with_context(|| format!("cannot create {}", path.display()))?,
+        ),
         None => Box::new(std::io::stdout().lock()),
     };
     let reader = store.reader();
@@ -227,9 +246,13 @@ pub fn dump(args: DumpArgs) -> anyhow::Result<()> {
         }
     };
     if !format.supports_datasets() && graph.is_none() {
-        bail!("{} holds one graph only: pass --graph, or use nquads or trig", format.name());
+        bail!(
+            "{} holds one graph only: pass --graph, or use nquads or trig",
+            format.name()
+        );
     }
-    let mut serializer = RdfSerializer::from_format(format).for_writer(std::io::BufWriter::new(out));
+    let mut serializer =
+        RdfSerializer::from_format(format).for_writer(std::io::BufWriter::new(out));
     for quad in reader.quads_for_pattern(None, None, None, graph) {
         let mut quad = reader.decode_quad(&quad?)?;
         if !format.supports_datasets() {

@@ -38,7 +38,12 @@ pub struct ServeArgs {
     /// Bearer token that SPARQL updates and Graph Store writes must send
     /// (`Authorization: Bearer T`); without it and without --open-updates, writes are refused
     /// [toml: update_token]
-    #[arg(long, env = "LODESTONE_UPDATE_TOKEN", value_name = "T", hide_env_values = true)]
+    #[arg(
+        long,
+        env = "LODESTONE_UPDATE_TOKEN",
+        value_name = "T",
+        hide_env_values = true
+    )]
     pub update_token: Option<String>,
     /// Accept SPARQL updates and Graph Store writes from anyone, without a token
     /// [default: false] [toml: open_updates]
@@ -390,15 +395,24 @@ impl Config {
         let bind = match pick!(bind, "--bind", "LODESTONE_BIND") {
             None => SocketAddr::from(([127, 0, 0, 1], 7171)),
             Some((text, origin)) => text.trim().parse().map_err(|_| {
-                invalid("bind", origin, format!("{text:?} is not an address like 127.0.0.1:7171 or [::1]:7171"))
+                invalid(
+                    "bind",
+                    origin,
+                    format!("{text:?} is not an address like 127.0.0.1:7171 or [::1]:7171"),
+                )
             })?,
         };
 
         let base_iri = match pick!(base_iri, "--base-iri", "LODESTONE_BASE_IRI") {
             None => None,
             Some((iri, origin)) => {
-                oxrdf::NamedNode::new(iri.as_str())
-                    .map_err(|e| invalid("base_iri", origin, format!("{iri:?} is not an absolute IRI: {e}")))?;
+                oxrdf::NamedNode::new(iri.as_str()).map_err(|e| {
+                    invalid(
+                        "base_iri",
+                        origin,
+                        format!("{iri:?} is not an absolute IRI: {e}"),
+                    )
+                })?;
                 Some(iri)
             }
         };
@@ -427,62 +441,125 @@ impl Config {
             (None, _) => UpdatePolicy::Disabled,
         };
 
-        let load_sample = !pick!(no_sample, "--no-sample", "LODESTONE_NO_SAMPLE").is_some_and(|(v, _)| v);
+        let load_sample =
+            !pick!(no_sample, "--no-sample", "LODESTONE_NO_SAMPLE").is_some_and(|(v, _)| v);
 
-        let query_timeout = match pick!(query_timeout, "--query-timeout", "LODESTONE_QUERY_TIMEOUT") {
+        let query_timeout = match pick!(query_timeout, "--query-timeout", "LODESTONE_QUERY_TIMEOUT")
+        {
             None => defaults.query_timeout,
             Some((secs, origin)) => {
                 if !(secs.is_finite() && secs > 0.0 && secs <= 86_400.0) {
-                    return Err(invalid("query_timeout", origin, format!("{secs} must be more than 0 and at most 86400 seconds")));
+                    return Err(invalid(
+                        "query_timeout",
+                        origin,
+                        format!("{secs} must be more than 0 and at most 86400 seconds"),
+                    ));
                 }
                 Duration::from_secs_f64(secs)
             }
         };
 
-        let size = |value: Option<(ByteSize, Origin<'_>)>, key: &str, default: usize| -> anyhow::Result<usize> {
+        let size = |value: Option<(ByteSize, Origin<'_>)>,
+                    key: &str,
+                    default: usize|
+         -> anyhow::Result<usize> {
             match value {
                 None => Ok(default),
-                Some((ByteSize(0), origin)) => Err(invalid(key, origin, "must be more than 0 bytes")),
-                Some((ByteSize(n), origin)) => {
-                    usize::try_from(n).map_err(|_| invalid(key, origin, format!("{n} bytes is too large")))
+                Some((ByteSize(0), origin)) => {
+                    Err(invalid(key, origin, "must be more than 0 bytes"))
                 }
+                Some((ByteSize(n), origin)) => usize::try_from(n)
+                    .map_err(|_| invalid(key, origin, format!("{n} bytes is too large"))),
             }
         };
-        let max_body_bytes = size(pick!(max_body_bytes, "--max-body-bytes", "LODESTONE_MAX_BODY_BYTES"), "max_body_bytes", defaults.max_body_bytes)?;
-        let max_upload_bytes = size(pick!(max_upload_bytes, "--max-upload-bytes", "LODESTONE_MAX_UPLOAD_BYTES"), "max_upload_bytes", defaults.max_upload_bytes)?;
+        let max_body_bytes = size(
+            pick!(
+                max_body_bytes,
+                "--max-body-bytes",
+                "LODESTONE_MAX_BODY_BYTES"
+            ),
+            "max_body_bytes",
+            defaults.max_body_bytes,
+        )?;
+        let max_upload_bytes = size(
+            pick!(
+                max_upload_bytes,
+                "--max-upload-bytes",
+                "LODESTONE_MAX_UPLOAD_BYTES"
+            ),
+            "max_upload_bytes",
+            defaults.max_upload_bytes,
+        )?;
 
-        let max_concurrent_queries = match pick!(max_concurrent_queries, "--max-concurrent-queries", "LODESTONE_MAX_CONCURRENT_QUERIES") {
+        let max_concurrent_queries = match pick!(
+            max_concurrent_queries,
+            "--max-concurrent-queries",
+            "LODESTONE_MAX_CONCURRENT_QUERIES"
+        ) {
             None => defaults.max_concurrent_queries,
-            Some((0, origin)) => return Err(invalid("max_concurrent_queries", origin, "must be at least 1")),
+            Some((0, origin)) => {
+                return Err(invalid(
+                    "max_concurrent_queries",
+                    origin,
+                    "must be at least 1",
+                ))
+            }
             Some((n, _)) => n,
         };
-        let result_row_cap = match pick!(result_row_cap, "--result-row-cap", "LODESTONE_RESULT_ROW_CAP") {
+        let result_row_cap = match pick!(
+            result_row_cap,
+            "--result-row-cap",
+            "LODESTONE_RESULT_ROW_CAP"
+        ) {
             None => defaults.result_row_cap,
-            Some((0, origin)) => return Err(invalid("result_row_cap", origin, "must be at least 1")),
+            Some((0, origin)) => {
+                return Err(invalid("result_row_cap", origin, "must be at least 1"))
+            }
             Some((n, _)) => n,
         };
-        let union_default_graph =
-            !pick!(strict_default_graph, "--strict-default-graph", "LODESTONE_STRICT_DEFAULT_GRAPH").is_some_and(|(v, _)| v);
+        let union_default_graph = !pick!(
+            strict_default_graph,
+            "--strict-default-graph",
+            "LODESTONE_STRICT_DEFAULT_GRAPH"
+        )
+        .is_some_and(|(v, _)| v);
 
         let mut store = StoreOptions::default();
         let memory = match pick!(memory_budget, "--memory-budget", "LODESTONE_MEMORY_BUDGET") {
             None => 512,
             Some((mb, origin)) if !(16..=1 << 20).contains(&mb) => {
-                return Err(invalid("memory_budget", origin, format!("{mb} MB: must be between 16 and 1048576")))
+                return Err(invalid(
+                    "memory_budget",
+                    origin,
+                    format!("{mb} MB: must be between 16 and 1048576"),
+                ))
             }
             Some((mb, _)) => mb,
         };
         let memory_bytes = usize::try_from(memory << 20).unwrap_or(usize::MAX);
         store = store.with_memory_budget(memory_bytes);
-        store = store.with_sync_writes(pick!(sync, "--sync", "LODESTONE_SYNC").is_some_and(|(v, _)| v));
+        store =
+            store.with_sync_writes(pick!(sync, "--sync", "LODESTONE_SYNC").is_some_and(|(v, _)| v));
 
-        let load_folder = match pick!(allow_load_folder, "--allow-load-folder", "LODESTONE_ALLOW_LOAD_FOLDER") {
+        let load_folder = match pick!(
+            allow_load_folder,
+            "--allow-load-folder",
+            "LODESTONE_ALLOW_LOAD_FOLDER"
+        ) {
             None => None,
             Some((folder, origin)) => {
                 if !folder.is_dir() {
-                    return Err(invalid("allow_load_folder", origin, format!("{} is not a folder", folder.display())));
+                    return Err(invalid(
+                        "allow_load_folder",
+                        origin,
+                        format!("{} is not a folder", folder.display()),
+                    ));
                 }
-                Some(folder.canonicalize().map_err(|e| invalid("allow_load_folder", origin, e))?)
+                Some(
+                    folder
+                        .canonicalize()
+                        .map_err(|e| invalid("allow_load_folder", origin, e))?,
+                )
             }
         };
 
@@ -513,7 +590,11 @@ pub fn read_config_file(path: &Path) -> anyhow::Result<FileConfig> {
         .with_context(|| format!("cannot read the config file {}", path.display()))?;
     match toml::from_str(&text) {
         Ok(config) => Ok(config),
-        Err(e) => bail!("invalid configuration in {}: {}", path.display(), e.to_string().trim_end()),
+        Err(e) => bail!(
+            "invalid configuration in {}: {}",
+            path.display(),
+            e.to_string().trim_end()
+        ),
     }
 }
 
@@ -533,7 +614,9 @@ mod tests {
         let mut argv = vec!["lodestone", "serve"];
         argv.extend_from_slice(flags);
         match Cli::try_parse_from(argv) {
-            Ok(Cli { command: Command::Serve(args) }) => args,
+            Ok(Cli {
+                command: Command::Serve(args),
+            }) => args,
             other => panic!("unexpected parse: {other:?}"),
         }
     }
@@ -569,42 +652,74 @@ mod tests {
         assert_eq!(from_file.server.max_body_bytes, 2 << 20);
         assert!(!from_file.server.union_default_graph);
 
-        let flags = ["--bind", "127.0.0.1:9001", "--query-timeout", "2.5", "--no-sample=false", "--strict-default-graph=false"];
+        let flags = [
+            "--bind",
+            "127.0.0.1:9001",
+            "--query-timeout",
+            "2.5",
+            "--no-sample=false",
+            "--strict-default-graph=false",
+        ];
         let over = resolve(&flags, toml).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(over.bind.port(), 9001);
         assert_eq!(over.server.query_timeout, Duration::from_millis(2500));
         assert!(over.load_sample);
         assert!(over.server.union_default_graph);
-        assert_eq!(over.server.max_body_bytes, 2 << 20, "untouched keys keep the file's value");
+        assert_eq!(
+            over.server.max_body_bytes,
+            2 << 20,
+            "untouched keys keep the file's value"
+        );
     }
 
     #[test]
     fn update_policy() {
         let token = resolve(&["--update-token", "s3cret"], "").unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(token.server.updates, UpdatePolicy::Token("s3cret".into()));
-        assert!(!format!("{:?}", token.server).contains("s3cret"), "tokens stay out of logs");
+        assert!(
+            !format!("{:?}", token.server).contains("s3cret"),
+            "tokens stay out of logs"
+        );
         let open = resolve(&["--open-updates"], "").unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(open.server.updates, UpdatePolicy::Open);
-        let error = resolve(&["--open-updates"], "update_token = \"x\"").err().map(|e| e.to_string());
+        let error = resolve(&["--open-updates"], "update_token = \"x\"")
+            .err()
+            .map(|e| e.to_string());
         assert!(error.is_some_and(|e| e.contains("update_token") && e.contains("exclude")));
-        let error = resolve(&["--update-token", "a b"], "").err().map(|e| e.to_string());
+        let error = resolve(&["--update-token", "a b"], "")
+            .err()
+            .map(|e| e.to_string());
         assert!(error.is_some_and(|e| e.contains("update_token")));
     }
 
     #[test]
     fn invalid_values_name_the_key_and_the_reason() {
         let cases: [(&[&str], &str, &str); 7] = [
-            (&["--bind", "nowhere"], "", "bind (set by --bind or LODESTONE_BIND)"),
+            (
+                &["--bind", "nowhere"],
+                "",
+                "bind (set by --bind or LODESTONE_BIND)",
+            ),
             (&[], "bind = \"nowhere\"", "bind (set in test.toml)"),
             (&[], "query_timeout = 0", "query_timeout"),
             (&[], "max_concurrent_queries = 0", "max_concurrent_queries"),
             (&["--base-iri", "not an iri"], "", "base_iri"),
-            (&[], "allow_load_folder = \"/no/such/folder\"", "allow_load_folder"),
+            (
+                &[],
+                "allow_load_folder = \"/no/such/folder\"",
+                "allow_load_folder",
+            ),
             (&["--memory-budget", "1"], "", "memory_budget"),
         ];
         for (flags, toml, expected) in cases {
-            let message = resolve(flags, toml).err().map(|e| e.to_string()).unwrap_or_default();
-            assert!(message.contains(expected), "{flags:?} {toml:?}: {message:?}");
+            let message = resolve(flags, toml)
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default();
+            assert!(
+                message.contains(expected),
+                "{flags:?} {toml:?}: {message:?}"
+            );
         }
     }
 
@@ -613,11 +728,51 @@ mod tests {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         let path = dir.path().join("lodestone.toml");
         std::fs::write(&path, "quer_timeout = 3\n").unwrap_or_else(|e| panic!("{e}"));
-        let message = read_config_file(&path).err().map(|e| e.to_string()).unwrap_or_default();
+        let message = read_config_file(&path)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
         assert!(message.contains("quer_timeout"), "{message}");
         std::fs::write(&path, "query_timeout = \"soon\"\n").unwrap_or_else(|e| panic!("{e}"));
-        let message = read_config_file(&path).err().map(|e| e.to_string()).unwrap_or_default();
+        let message = read_config_file(&path)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
         assert!(message.contains("query_timeout"), "{message}");
+    }
+
+    #[test]
+    fn the_documented_example_file_is_valid() {
+        let doc = include_str!("../../docs/configuration.md");
+        let start = doc.find("```toml").map(|i| i + "```toml".len());
+        let example = start.and_then(|s| doc[s..].find("```").map(|e| &doc[s..s + e]));
+        let example = example.unwrap_or_else(|| panic!("no toml example in configuration.md"));
+        let parsed: FileConfig = toml::from_str(example).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(parsed.max_upload_bytes, Some(ByteSize(2 << 30)));
+        assert_eq!(parsed.sync, Some(true));
+        // Every key of the file format appears in the documentation's table.
+        for key in [
+            "data",
+            "bind",
+            "base_iri",
+            "update_token",
+            "open_updates",
+            "no_sample",
+            "query_timeout",
+            "max_body_bytes",
+            "max_upload_bytes",
+            "max_concurrent_queries",
+            "result_row_cap",
+            "strict_default_graph",
+            "memory_budget",
+            "sync",
+            "allow_load_folder",
+        ] {
+            assert!(
+                doc.contains(&format!("| `{key}` |")),
+                "{key} is not documented"
+            );
+        }
     }
 
     #[test]

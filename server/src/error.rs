@@ -195,15 +195,22 @@ mod tests {
             ApiError::Forbidden(String::new()),
             ApiError::GraphNotFound(String::new()),
             ApiError::GraphAlreadyExists(String::new()),
-            ApiError::NotAcceptable { available: Vec::new() },
+            ApiError::NotAcceptable {
+                available: Vec::new(),
+            },
             ApiError::PayloadTooLarge { limit: 0 },
-            ApiError::UnsupportedMediaType { found: String::new(), supported: Vec::new() },
+            ApiError::UnsupportedMediaType {
+                found: String::new(),
+                supported: Vec::new(),
+            },
             ApiError::Timeout(Duration::from_secs(1)),
             ApiError::Busy,
             ApiError::Internal(String::new()),
         ];
         let mut codes: Vec<_> = all.iter().map(|e| e.code_and_status().0).collect();
-        assert!(codes.iter().all(|c| c.bytes().all(|b| b.is_ascii_lowercase() || b == b'_')));
+        assert!(codes
+            .iter()
+            .all(|c| c.bytes().all(|b| b.is_ascii_lowercase() || b == b'_')));
         codes.sort_unstable();
         codes.dedup();
         assert_eq!(codes.len(), all.len());
@@ -212,9 +219,18 @@ mod tests {
     #[test]
     fn store_errors_split_into_user_and_internal() {
         let budget = Duration::from_secs(30);
-        let syntax = StoreError::Syntax { source_name: "request body".into(), message: "line 1, column 3: oops".into() };
-        assert_eq!(ApiError::from_store(syntax, budget).status(), StatusCode::BAD_REQUEST);
-        assert_eq!(ApiError::from_store(StoreError::Cancelled, budget).status(), StatusCode::SERVICE_UNAVAILABLE);
+        let syntax = StoreError::Syntax {
+            source_name: "request body".into(),
+            message: "line 1, column 3: oops".into(),
+        };
+        assert_eq!(
+            ApiError::from_store(syntax, budget).status(),
+            StatusCode::BAD_REQUEST
+        );
+        assert_eq!(
+            ApiError::from_store(StoreError::Cancelled, budget).status(),
+            StatusCode::SERVICE_UNAVAILABLE
+        );
         let io = StoreError::Io(std::io::Error::other("disk on fire"));
         let mapped = ApiError::from_store(io, budget);
         assert_eq!(mapped.status(), StatusCode::INTERNAL_SERVER_ERROR);

@@ -15,6 +15,7 @@ pub mod routes;
 mod sample;
 mod serve;
 pub mod state;
+pub mod testdata;
 
 pub use crate::error::ApiError;
 pub use crate::routes::app;

@@ -27,16 +27,30 @@ pub fn run(config: Config) -> anyhow::Result<()> {
     let store = Store::open(&config.data, config.store.clone())
         .with_context(|| format!("cannot open the store at {}", config.data.display()))?;
     if fresh && config.load_sample {
-        tracing::info!("new store at {}: loading the sample dataset (--no-sample to skip)", config.data.display());
+        tracing::info!(
+            "new store at {}: loading the sample dataset (--no-sample to skip)",
+            config.data.display()
+        );
         let report = load_sample(&store).context("loading the sample dataset failed")?;
-        tracing::info!("sample dataset loaded: {} quads in {:.1} s", report.quads_added, report.elapsed.as_secs_f64());
+        tracing::info!(
+            "sample dataset loaded: {} quads in {:.1} s",
+            report.quads_added,
+            report.elapsed.as_secs_f64()
+        );
+        for error in &report.first_errors {
+            tracing::warn!("sample statement skipped: {error}");
+        }
     }
     let store = Arc::new(store);
     let state = AppState::new(Arc::clone(&store), config.server.clone());
     tracing::info!(
         "updates: {:?}; default graph: {}; query budget {:.1} s; {} query slots",
         config.server.updates,
-        if config.server.union_default_graph { "union of all graphs" } else { "strict" },
+        if config.server.union_default_graph {
+            "union of all graphs"
+        } else {
+            "strict"
+        },
         config.server.query_timeout.as_secs_f64(),
         config.server.max_concurrent_queries
     );

@@ -87,10 +87,10 @@ impl AppState {
         let sequence = self.store().sequence();
         let mut cached = self.inner.counts.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(counts) = cached.as_ref().filter(|c| c.sequence == sequence) {
-            return Ok(counts.clone());
+            return Ok(*counts);
         }
         let counts = self.store().reader().counts()?;
-        *cached = Some(counts.clone());
+        *cached = Some(counts);
         Ok(counts)
     }
 }
@@ -122,12 +122,5 @@ impl Metrics {
     pub fn requests(&self) -> Vec<((String, u16), u64)> {
         let requests = self.requests.lock().unwrap_or_else(|e| e.into_inner());
         requests.iter().map(|(k, v)| (k.clone(), *v)).collect()
-    }
-
-    /// Notes how an engine operation ended.
-    pub fn record_outcome(&self, error: Option<&ApiError>) {
-        if matches!(error, Some(ApiError::Timeout(_))) {
-            self.timeouts.fetch_add(1, Ordering::Relaxed);
-        }
     }
 }

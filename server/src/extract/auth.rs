@@ -108,15 +108,34 @@ mod tests {
         let lower = headers(&[(header::AUTHORIZATION, "bearer t0k")]);
         assert!(authorize_write(&token, &lower).is_ok());
         let wrong = headers(&[(header::AUTHORIZATION, "Bearer t0K")]);
-        assert!(matches!(authorize_write(&token, &wrong), Err(ApiError::Unauthorized)));
+        assert!(matches!(
+            authorize_write(&token, &wrong),
+            Err(ApiError::Unauthorized)
+        ));
         let basic = headers(&[(header::AUTHORIZATION, "Basic t0k")]);
-        assert!(matches!(authorize_write(&token, &basic), Err(ApiError::Unauthorized)));
-        assert!(matches!(authorize_write(&token, &HeaderMap::new()), Err(ApiError::Unauthorized)));
-        let cross = headers(&[(header::AUTHORIZATION, "Bearer t0k"), (header::ORIGIN, "http://evil.example"), (header::HOST, "127.0.0.1:7171")]);
-        assert!(matches!(authorize_write(&token, &cross), Err(ApiError::CrossSiteWrite(_))));
+        assert!(matches!(
+            authorize_write(&token, &basic),
+            Err(ApiError::Unauthorized)
+        ));
+        assert!(matches!(
+            authorize_write(&token, &HeaderMap::new()),
+            Err(ApiError::Unauthorized)
+        ));
+        let cross = headers(&[
+            (header::AUTHORIZATION, "Bearer t0k"),
+            (header::ORIGIN, "http://evil.example"),
+            (header::HOST, "127.0.0.1:7171"),
+        ]);
+        assert!(matches!(
+            authorize_write(&token, &cross),
+            Err(ApiError::CrossSiteWrite(_))
+        ));
         let open = ServerSettings::default().with_open_updates();
         assert!(authorize_write(&open, &HeaderMap::new()).is_ok());
         let disabled = ServerSettings::default();
-        assert!(matches!(authorize_write(&disabled, &ok), Err(ApiError::UpdatesDisabled)));
+        assert!(matches!(
+            authorize_write(&disabled, &ok),
+            Err(ApiError::UpdatesDisabled)
+        ));
     }
 }

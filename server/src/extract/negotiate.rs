@@ -202,9 +202,9 @@ fn parse_quality(text: &str) -> Option<u16> {
 
 fn is_token(text: &str) -> bool {
     !text.is_empty()
-        && text.bytes().all(|b| {
-            b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
-        })
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
 }
 
 fn unquote(value: &str) -> String {
@@ -246,21 +246,35 @@ mod tests {
     ];
 
     fn pick(accept: &str) -> Option<&'static str> {
-        AcceptHeader::parse(accept).negotiate(&OFFERS).map(|o| o.value)
+        AcceptHeader::parse(accept)
+            .negotiate(&OFFERS)
+            .map(|o| o.value)
     }
 
     #[test]
     fn wildcard_takes_the_servers_first_choice() {
         assert_eq!(pick("*/*"), Some("json"));
         assert_eq!(pick(""), Some("json"));
-        assert_eq!(AcceptHeader::any().negotiate(&OFFERS).map(|o| o.value), Some("json"));
+        assert_eq!(
+            AcceptHeader::any().negotiate(&OFFERS).map(|o| o.value),
+            Some("json")
+        );
     }
 
     #[test]
     fn quality_values_order_the_choice() {
-        assert_eq!(pick("application/sparql-results+json;q=0.5, application/sparql-results+xml"), Some("xml"));
-        assert_eq!(pick("text/csv;q=0.9, text/tab-separated-values"), Some("tsv"));
-        assert_eq!(pick("text/csv;q=0.91, text/tab-separated-values;q=0.9"), Some("csv"));
+        assert_eq!(
+            pick("application/sparql-results+json;q=0.5, application/sparql-results+xml"),
+            Some("xml")
+        );
+        assert_eq!(
+            pick("text/csv;q=0.9, text/tab-separated-values"),
+            Some("tsv")
+        );
+        assert_eq!(
+            pick("text/csv;q=0.91, text/tab-separated-values;q=0.9"),
+            Some("csv")
+        );
         assert_eq!(pick("text/csv;q=0.001"), Some("csv"));
     }
 
@@ -301,9 +315,15 @@ mod tests {
 
     #[test]
     fn case_whitespace_charset_and_extensions() {
-        assert_eq!(pick("  TEXT/CSV ; Q=0.5 , Text/Tab-Separated-Values;q=0.4"), Some("csv"));
+        assert_eq!(
+            pick("  TEXT/CSV ; Q=0.5 , Text/Tab-Separated-Values;q=0.4"),
+            Some("csv")
+        );
         assert_eq!(pick("text/csv;charset=utf-8"), Some("csv"));
-        assert_eq!(pick("text/csv;q=0.5;ext=1, text/tab-separated-values;q=0.4"), Some("csv"));
+        assert_eq!(
+            pick("text/csv;q=0.5;ext=1, text/tab-separated-values;q=0.4"),
+            Some("csv")
+        );
     }
 
     #[test]
@@ -316,8 +336,9 @@ mod tests {
                 value: 2,
             },
         ];
-        let header =
-            AcceptHeader::parse("application/ld+json;profile=\"http://www.w3.org/ns/json-ld#expanded\"");
+        let header = AcceptHeader::parse(
+            "application/ld+json;profile=\"http://www.w3.org/ns/json-ld#expanded\"",
+        );
         assert_eq!(header.negotiate(&PROFILED).map(|o| o.value), Some(2));
         let plain = AcceptHeader::parse("application/ld+json");
         assert_eq!(plain.negotiate(&PROFILED).map(|o| o.value), Some(1));
@@ -327,7 +348,10 @@ mod tests {
     fn malformed_ranges_are_skipped() {
         assert_eq!(pick("garbage, text/csv"), Some("csv"));
         assert_eq!(pick("text/csv;q=2, text/tab-separated-values"), Some("tsv"));
-        assert_eq!(pick("text/csv;q=0.5555, text/tab-separated-values;q=0.1"), Some("tsv"));
+        assert_eq!(
+            pick("text/csv;q=0.5555, text/tab-separated-values;q=0.1"),
+            Some("tsv")
+        );
         assert_eq!(pick("*/csv"), None);
         assert_eq!(pick(",,,"), None);
         assert_eq!(pick("text/csv;q"), None);
@@ -335,9 +359,13 @@ mod tests {
 
     #[test]
     fn quoted_commas_do_not_split_ranges() {
-        let header = AcceptHeader::parse("text/csv;foo=\"a,b\";q=0.3, text/tab-separated-values;q=0.2");
+        let header =
+            AcceptHeader::parse("text/csv;foo=\"a,b\";q=0.3, text/tab-separated-values;q=0.2");
         assert_eq!(header.ranges().len(), 2);
-        assert_eq!(header.ranges()[0].params, vec![("foo".to_owned(), "a,b".to_owned())]);
+        assert_eq!(
+            header.ranges()[0].params,
+            vec![("foo".to_owned(), "a,b".to_owned())]
+        );
     }
 
     #[test]

@@ -79,19 +79,27 @@ pub fn content_type_essence(headers: &HeaderMap) -> String {
     headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
-        .map(|v| v.split(';').next().unwrap_or_default().trim().to_ascii_lowercase())
+        .map(|v| {
+            v.split(';')
+                .next()
+                .unwrap_or_default()
+                .trim()
+                .to_ascii_lowercase()
+        })
         .unwrap_or_default()
 }
 
 /// Reads a whole request body, mapping the size limit to 413.
 pub async fn read_body(request: Request, limit: usize) -> Result<Bytes, ApiError> {
-    Bytes::from_request(request, &()).await.map_err(|rejection| {
-        if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
-            ApiError::PayloadTooLarge { limit }
-        } else {
-            ApiError::BadRequest(rejection.body_text())
-        }
-    })
+    Bytes::from_request(request, &())
+        .await
+        .map_err(|rejection| {
+            if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                ApiError::PayloadTooLarge { limit }
+            } else {
+                ApiError::BadRequest(rejection.body_text())
+            }
+        })
 }
 
 /// Decoded `key=value` pairs of a query string or form body.
@@ -178,10 +186,15 @@ fn operation(
 
 /// The value of a parameter that may appear at most once.
 fn single<'a>(params: &'a [(String, String)], name: &str) -> Result<Option<&'a str>, ApiError> {
-    let mut values = params.iter().filter(|(k, _)| k == name).map(|(_, v)| v.as_str());
+    let mut values = params
+        .iter()
+        .filter(|(k, _)| k == name)
+        .map(|(_, v)| v.as_str());
     let first = values.next();
     if values.next().is_some() {
-        return Err(ApiError::BadRequest(format!("the parameter {name} is given more than once")));
+        return Err(ApiError::BadRequest(format!(
+            "the parameter {name} is given more than once"
+        )));
     }
     Ok(first)
 }
@@ -191,8 +204,9 @@ fn iris(params: &[(String, String)], name: &str) -> Result<Vec<NamedNode>, ApiEr
         .iter()
         .filter(|(k, _)| k == name)
         .map(|(_, v)| {
-            NamedNode::new(v.as_str())
-                .map_err(|e| ApiError::BadRequest(format!("{name}: {v:?} is not an absolute IRI: {e}")))
+            NamedNode::new(v.as_str()).map_err(|e| {
+                ApiError::BadRequest(format!("{name}: {v:?} is not an absolute IRI: {e}"))
+            })
         })
         .collect()
 }
@@ -216,22 +230,41 @@ mod tests {
     use super::*;
 
     fn pairs(items: &[(&str, &str)]) -> Vec<(String, String)> {
-        items.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect()
+        items
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect()
     }
 
     #[test]
     fn operations() {
         let get = Method::GET;
         let post = Method::POST;
-        assert_eq!(operation(&get, &pairs(&[("query", "ASK {}")]), None).ok(), Some(Operation::Query("ASK {}".into())));
-        assert_eq!(operation(&get, &[], None).ok(), Some(Operation::ServiceDescription));
+        assert_eq!(
+            operation(&get, &pairs(&[("query", "ASK {}")]), None).ok(),
+            Some(Operation::Query("ASK {}".into()))
+        );
+        assert_eq!(
+            operation(&get, &[], None).ok(),
+            Some(Operation::ServiceDescription)
+        );
         assert!(operation(&post, &[], None).is_err());
         assert!(operation(&get, &pairs(&[("update", "CLEAR ALL")]), None).is_err());
         assert!(operation(&post, &pairs(&[("query", "a"), ("update", "b")]), None).is_err());
         assert!(operation(&post, &pairs(&[("query", "a"), ("query", "b")]), None).is_err());
-        assert!(operation(&post, &pairs(&[("query", "a")]), Some(Operation::Query("b".into()))).is_err());
+        assert!(operation(
+            &post,
+            &pairs(&[("query", "a")]),
+            Some(Operation::Query("b".into()))
+        )
+        .is_err());
         assert_eq!(
-            operation(&post, &pairs(&[("unknown", "x")]), Some(Operation::Update("u".into()))).ok(),
+            operation(
+                &post,
+                &pairs(&[("unknown", "x")]),
+                Some(Operation::Update("u".into()))
+            )
+            .ok(),
             Some(Operation::Update("u".into()))
         );
     }
@@ -239,10 +272,20 @@ mod tests {
     #[test]
     fn parameters() {
         let params = parse_pairs(b"default-graph-uri=http%3A%2F%2Fa.example%2Fg&default-graph-uri=http://b.example/&timeout=1.5&x=+y+");
-        assert_eq!(iris(&params, "default-graph-uri").map(|v| v.len()).ok(), Some(2));
-        assert_eq!(timeout(&params).ok().flatten(), Some(Duration::from_millis(1500)));
+        assert_eq!(
+            iris(&params, "default-graph-uri").map(|v| v.len()).ok(),
+            Some(2)
+        );
+        assert_eq!(
+            timeout(&params).ok().flatten(),
+            Some(Duration::from_millis(1500))
+        );
         assert_eq!(single(&params, "x").ok().flatten(), Some(" y "));
-        assert!(iris(&pairs(&[("named-graph-uri", "relative")]), "named-graph-uri").is_err());
+        assert!(iris(
+            &pairs(&[("named-graph-uri", "relative")]),
+            "named-graph-uri"
+        )
+        .is_err());
         assert!(timeout(&pairs(&[("timeout", "-1")])).is_err());
         assert!(timeout(&pairs(&[("timeout", "soon")])).is_err());
     }

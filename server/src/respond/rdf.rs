@@ -85,7 +85,13 @@ pub fn choose(accept: &AcceptHeader, format: Option<&str>) -> Result<RdfFormat, 
 /// The syntax of an upload from its `Content-Type` (parameters such as `charset` ignored).
 pub fn upload_format(content_type: Option<&str>) -> Result<RdfFormat, ApiError> {
     let essence = content_type
-        .map(|c| c.split(';').next().unwrap_or_default().trim().to_ascii_lowercase())
+        .map(|c| {
+            c.split(';')
+                .next()
+                .unwrap_or_default()
+                .trim()
+                .to_ascii_lowercase()
+        })
         .unwrap_or_default();
     if UPLOAD_TYPES.contains(&essence.as_str()) {
         if let Some(format) = content_type.and_then(RdfFormat::from_media_type) {
@@ -105,12 +111,13 @@ pub fn write_quads(
     format: RdfFormat,
     cap: Option<u64>,
 ) -> Result<Outcome, ApiError> {
+    let releaser = sink.releaser();
     let mut serializer = RdfSerializer::from_format(format).for_writer(&mut *sink);
     let datasets = format.supports_datasets();
-    let mut count = 0;
     let mut truncated = false;
-    for quad in quads {
+    for (count, quad) in (0_u64..).zip(quads) {
         let mut quad = quad?;
+        releaser.release();
         if cap.is_some_and(|cap| count == cap) {
             truncated = true;
             break;
@@ -119,7 +126,6 @@ pub fn write_quads(
             quad.graph_name = GraphName::DefaultGraph;
         }
         serializer.serialize_quad(&quad).map_err(io_error)?;
-        count += 1;
     }
     serializer.finish().map_err(io_error)?;
     Ok(Outcome { truncated })

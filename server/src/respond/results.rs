@@ -32,10 +32,7 @@ const RESULT_NAMES: [(&str, QueryResultsFormat); 6] = [
 ];
 
 /// Chooses the results syntax: `format=` (a name or a media type) wins over `Accept`.
-pub fn choose(
-    accept: &AcceptHeader,
-    format: Option<&str>,
-) -> Result<QueryResultsFormat, ApiError> {
+pub fn choose(accept: &AcceptHeader, format: Option<&str>) -> Result<QueryResultsFormat, ApiError> {
     if let Some(name) = format {
         let lower = name.trim().to_ascii_lowercase();
         return RESULT_NAMES
@@ -51,7 +48,10 @@ pub fn choose(
         .negotiate(&RESULT_OFFERS)
         .map(|offer| offer.value)
         .ok_or_else(|| ApiError::NotAcceptable {
-            available: RESULT_OFFERS.iter().map(|o| o.media_type.to_owned()).collect(),
+            available: RESULT_OFFERS
+                .iter()
+                .map(|o| o.media_type.to_owned())
+                .collect(),
         })
 }
 
@@ -64,19 +64,19 @@ pub fn write_solutions(
     budget: Duration,
 ) -> Result<Outcome, ApiError> {
     let variables = solutions.variables().to_vec();
+    let releaser = sink.releaser();
     let mut serializer = QueryResultsSerializer::from_format(format)
         .serialize_solutions_to_writer(&mut *sink, variables)
         .map_err(io_error)?;
-    let mut rows = 0;
     let mut truncated = false;
-    for solution in solutions {
+    for (rows, solution) in (0_u64..).zip(solutions) {
         let solution = solution.map_err(|e| ApiError::from_store(evaluation_error(e), budget))?;
+        releaser.release();
         if rows == cap {
             truncated = true;
             break;
         }
         serializer.serialize(&solution).map_err(io_error)?;
-        rows += 1;
     }
     serializer.finish().map_err(io_error)?;
     Ok(Outcome { truncated })

@@ -5,17 +5,22 @@
 //! passed since the last one) and hands them to the response body over a bounded channel, so a
 //! client that reads slowly slows the engine down instead of the server buffering the result.
 //!
-//! The response head waits for the first chunk. That way an error before any output (bad
-//! dataset, missing graph, time budget spent before the first row) is still a proper error
-//! response with its status code, and a result that fits in one chunk is sent with a
-//! `Content-Length` and, when the row cap cut it, an `X-Lodestone-Truncated: true` header.
-//! Once the head is out, an error can only abort the body, which the client sees as a broken
-//! chunked transfer; a cut at the row cap then ends the document normally and adds the
-//! `X-Lodestone-Truncated: true` trailer (sent to clients that announce `TE: trailers`).
+//! The response head waits until the work has its first result item ([`Releaser::release`])
+//! and a chunk is ready, or until the work ends. That way an error before any result (bad
+//! dataset, missing graph, time budget spent before the first row) is a proper error response
+//! with its status code, and a result that fits in one chunk is sent with a `Content-Length`
+//! and, when the row cap cut it, an `X-Lodestone-Truncated: true` header. Once the head is out,
+//! an error can only abort the body, which the client sees as a broken chunked transfer; a cut
+//! at the row cap then ends the document normally and adds the `X-Lodestone-Truncated: true`
+//! trailer (sent to clients that announce `TE: trailers`).
 //!
-//! The time budget covers evaluation and sending: a timer cancels the work's
-//! [`CancellationToken`] when it runs out, and a send that cannot complete before the deadline
-//! fails. A client that goes away makes the next send fail, which cancels the token too.
+//! The time budget covers evaluation and sending, and the HTTP side enforces it on its own: a
+//! timer cancels the work's [`CancellationToken`], the handler answers 503 if no head came
+//! within the budget, the body fails once the deadline passes, and a send that cannot complete
+//! before the deadline fails. The engine itself stops at its next cancellation check; `spareval`
+//! checks when it reads from the store or converts terms, so work over data it has already
+//! materialized (a COUNT over a large cross product) may run on past the answer, holding its
+//! query slot until then. A client that goes away makes the next send fail, which cancels too.
 
 use crate::error::ApiError;
 use crate::state::AppState;
@@ -25,8 +30,11 @@ use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
 use http_body::Frame;
 use lodestone_store::sparql::CancellationToken;
+use std::future::Future;
 use std::io::{self, Write};
 use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 use tokio::runtime::Handle;
@@ -39,6 +47,9 @@ pub const CHUNK_BYTES: usize = 32 * 1024;
 pub const FLUSH_AFTER: Duration = Duration::from_millis(100);
 /// Chunks buffered between the engine and the socket.
 const CHANNEL_CHUNKS: usize = 4;
+/// How long after its budget the work may take to report its own timeout before the handler
+/// answers without it.
+const DEADLINE_GRACE: Duration = Duration::from_millis(250);
 
 /// The header (or trailer) that flags a result cut at the row cap.
 pub const TRUNCATED_HEADER: HeaderName = HeaderName::from_static("x-lodestone-truncated");
@@ -66,6 +77,8 @@ enum Message {
 /// Where blocking work writes its output. Implements [`Write`].
 pub struct ChunkSink {
     buffer: Vec<u8>,
+    held: bool,
+    released: Arc<AtomicBool>,
     last_send: Instant,
     deadline: Instant,
     budget: Duration,
@@ -74,17 +87,16 @@ pub struct ChunkSink {
     runtime: Handle,
     token: CancellationToken,
     failure: Option<ApiError>,
+    client_gone: bool,
+    state: AppState,
 }
 
 impl ChunkSink {
-    /// Whether the response head has been sent (errors can no longer change the status).
-    pub fn head_sent(&self) -> bool {
-        self.head.is_none()
-    }
-
-    /// Why writing failed, if it did: the budget ran out, or the client went away.
-    pub fn take_failure(&mut self) -> Option<ApiError> {
-        self.failure.take()
+    /// A handle that lets output flow to the client. Until it is used everything is kept, so
+    /// that an error before the first result item still becomes an error response. Use it once
+    /// the first item is in hand (it works while a serializer borrows the sink).
+    pub fn releaser(&self) -> Releaser {
+        Releaser(Arc::clone(&self.released))
     }
 
     fn send(&mut self, message: Message) -> io::Result<()> {
@@ -96,20 +108,27 @@ impl ChunkSink {
             Ok(Ok(())) => Ok(()),
             Ok(Err(_)) => {
                 self.token.cancel();
+                self.client_gone = true;
                 self.failure = Some(ApiError::Internal("the client went away".into()));
-                Err(io::Error::new(io::ErrorKind::BrokenPipe, "the client went away"))
+                Err(io::Error::new(
+                    io::ErrorKind::BrokenPipe,
+                    "the client went away",
+                ))
             }
             Err(_) => {
                 self.token.cancel();
                 self.failure = Some(ApiError::Timeout(self.budget));
-                Err(io::Error::new(io::ErrorKind::TimedOut, "time budget spent while sending"))
+                Err(io::Error::new(
+                    io::ErrorKind::TimedOut,
+                    "time budget spent while sending",
+                ))
             }
         }
     }
 
     fn send_buffer(&mut self) -> io::Result<()> {
         if let Some(head) = self.head.take() {
-            // The handler may have given up (client gone); then the send below fails too.
+            // The handler may have given up (deadline, client gone); the send below then fails.
             let _ = head.send(Ok(Head::Streaming));
         }
         let data = Bytes::from(std::mem::take(&mut self.buffer));
@@ -121,7 +140,10 @@ impl ChunkSink {
     fn finish(mut self, outcome: Outcome) {
         if let Some(head) = self.head.take() {
             let body = Bytes::from(std::mem::take(&mut self.buffer));
-            let _ = head.send(Ok(Head::Complete { body, truncated: outcome.truncated }));
+            let _ = head.send(Ok(Head::Complete {
+                body,
+                truncated: outcome.truncated,
+            }));
             return;
         }
         if !self.buffer.is_empty() && self.send_buffer().is_err() {
@@ -136,10 +158,20 @@ impl ChunkSink {
 
     fn fail(mut self, error: ApiError) {
         match self.head.take() {
+            // Before the head: the handler answers with the error (and counts a timeout).
             Some(head) => {
                 let _ = head.send(Err(error));
             }
+            None if self.client_gone => {
+                tracing::debug!("the client went away; its query was cancelled");
+            }
             None => {
+                if matches!(error, ApiError::Timeout(_)) {
+                    self.state
+                        .metrics()
+                        .timeouts
+                        .fetch_add(1, Ordering::Relaxed);
+                }
                 tracing::warn!(%error, "response aborted after its head was sent");
                 let _ = self.send(Message::Abort(io::Error::other(error.to_string())));
             }
@@ -150,7 +182,12 @@ impl ChunkSink {
 impl Write for ChunkSink {
     fn write(&mut self, data: &[u8]) -> io::Result<usize> {
         self.buffer.extend_from_slice(data);
-        if self.buffer.len() >= CHUNK_BYTES || self.last_send.elapsed() >= FLUSH_AFTER {
+        if self.held && self.released.load(Ordering::Relaxed) {
+            self.held = false;
+            self.last_send = Instant::now();
+        }
+        let due = self.buffer.len() >= CHUNK_BYTES || self.last_send.elapsed() >= FLUSH_AFTER;
+        if !self.held && due {
             self.send_buffer()?;
         }
         Ok(data.len())
@@ -162,9 +199,20 @@ impl Write for ChunkSink {
     }
 }
 
-/// The HTTP body side of the channel.
+/// Lets a [`ChunkSink`]'s output flow (see [`ChunkSink::releaser`]).
+pub struct Releaser(Arc<AtomicBool>);
+
+impl Releaser {
+    /// The first result item is in hand: output may go to the client from now on.
+    pub fn release(&self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+/// The HTTP body side of the channel; fails once the deadline has passed.
 struct ChannelBody {
     rx: mpsc::Receiver<Message>,
+    deadline: Pin<Box<tokio::time::Sleep>>,
 }
 
 impl http_body::Body for ChannelBody {
@@ -175,11 +223,20 @@ impl http_body::Body for ChannelBody {
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, io::Error>>> {
-        self.rx.poll_recv(cx).map(|message| match message? {
-            Message::Data(data) => Some(Ok(Frame::data(data))),
-            Message::Trailers(trailers) => Some(Ok(Frame::trailers(trailers))),
-            Message::Abort(error) => Some(Err(error)),
-        })
+        if let Poll::Ready(message) = self.rx.poll_recv(cx) {
+            return Poll::Ready(message.map(|message| match message {
+                Message::Data(data) => Ok(Frame::data(data)),
+                Message::Trailers(trailers) => Ok(Frame::trailers(trailers)),
+                Message::Abort(error) => Err(error),
+            }));
+        }
+        match self.deadline.as_mut().poll(cx) {
+            Poll::Ready(()) => Poll::Ready(Some(Err(io::Error::new(
+                io::ErrorKind::TimedOut,
+                "time budget spent",
+            )))),
+            Poll::Pending => Poll::Pending,
+        }
     }
 }
 
@@ -192,8 +249,8 @@ impl Drop for Timer {
     }
 }
 
-/// Starts the timer that cancels `token` after `budget`; stopping when the guard is dropped.
-pub fn start_timer(token: &CancellationToken, budget: Duration) -> impl Drop + Send {
+/// Starts the timer that cancels `token` after `budget`; it stops when the guard is dropped.
+fn start_timer(token: &CancellationToken, budget: Duration) -> Timer {
     let token = token.clone();
     let task = tokio::spawn(async move {
         tokio::time::sleep(budget).await;
@@ -219,9 +276,11 @@ where
     let timer = start_timer(&token, budget);
     let (head_tx, head_rx) = oneshot::channel();
     let (tx, rx) = mpsc::channel(CHANNEL_CHUNKS);
-    let metrics_state = state.clone();
+    let start = tokio::time::Instant::now();
     let mut sink = ChunkSink {
         buffer: Vec::with_capacity(CHUNK_BYTES),
+        held: true,
+        released: Arc::new(AtomicBool::new(false)),
         last_send: Instant::now(),
         deadline: Instant::now() + budget,
         budget,
@@ -230,34 +289,45 @@ where
         runtime: Handle::current(),
         token: token.clone(),
         failure: None,
+        client_gone: false,
+        state: state.clone(),
     };
     tokio::task::spawn_blocking(move || {
         let _permit = permit;
         let _timer = timer;
         let result = work(&mut sink, &token);
         // A write failure explains the error better than the serializer's io::Error.
-        let result = match (result, sink.take_failure()) {
+        let result = match (result, sink.failure.take()) {
             (Err(_), Some(failure)) => Err(failure),
             (Err(_), None) if token.is_cancelled() => Err(ApiError::Timeout(budget)),
             (result, _) => result,
         };
-        metrics_state.metrics().record_outcome(result.as_ref().err());
         match result {
             Ok(outcome) => {
                 if outcome.truncated {
-                    metrics_state
+                    sink.state
                         .metrics()
                         .truncated
-                        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        .fetch_add(1, Ordering::Relaxed);
                 }
                 sink.finish(outcome);
             }
             Err(error) => sink.fail(error),
         }
     });
-    let head = head_rx
-        .await
-        .map_err(|_| ApiError::Internal("the engine task ended without an answer".into()))??;
+    let head = match tokio::time::timeout(budget + DEADLINE_GRACE, head_rx).await {
+        Ok(Ok(head)) => head,
+        Ok(Err(_)) => Err(ApiError::Internal(
+            "the engine task ended without an answer".into(),
+        )),
+        // The engine has not noticed its cancellation yet; answer without it.
+        Err(_) => Err(ApiError::Timeout(budget)),
+    };
+    let head = head.inspect_err(|error| {
+        if matches!(error, ApiError::Timeout(_)) {
+            state.metrics().timeouts.fetch_add(1, Ordering::Relaxed);
+        }
+    })?;
     let mut response = match head {
         Head::Complete { body, truncated } => {
             let mut response = Body::from(body).into_response();
@@ -269,10 +339,12 @@ where
             response
         }
         Head::Streaming => {
-            let mut response = Body::new(ChannelBody { rx }).into_response();
-            response
-                .headers_mut()
-                .insert(header::TRAILER, HeaderValue::from_static("x-lodestone-truncated"));
+            let deadline = Box::pin(tokio::time::sleep_until(start + budget));
+            let mut response = Body::new(ChannelBody { rx, deadline }).into_response();
+            response.headers_mut().insert(
+                header::TRAILER,
+                HeaderValue::from_static("x-lodestone-truncated"),
+            );
             response
         }
     };
@@ -284,6 +356,9 @@ where
 }
 
 /// Runs blocking work that produces no stream (updates, writes, checks) under the budget.
+///
+/// Unlike queries, it waits for the work's own outcome even past the budget: answering
+/// "timed out" while an update could still commit would be a lie.
 pub async fn run_blocking<T, F>(
     state: &AppState,
     permit: OwnedSemaphorePermit,
@@ -303,6 +378,8 @@ where
     })
     .await
     .map_err(|e| ApiError::Internal(format!("engine task failed: {e}")))?;
-    state.metrics().record_outcome(result.as_ref().err());
+    if let Err(ApiError::Timeout(_)) = &result {
+        state.metrics().timeouts.fetch_add(1, Ordering::Relaxed);
+    }
     result
 }

@@ -18,7 +18,9 @@ use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
-use lodestone_store::load::{describe_parse_error, encode_scoped, parser_for, BlankScope, ParseOptions};
+use lodestone_store::load::{
+    describe_parse_error, encode_scoped, parser_for, BlankScope, ParseOptions,
+};
 use lodestone_store::sparql::CancellationToken;
 use lodestone_store::{Store, TermId};
 use oxrdf::{GraphName, GraphNameRef, NamedNode};
@@ -45,7 +47,9 @@ pub fn router(state: &AppState) -> Router<AppState> {
                 .post(post_graph)
                 .delete(delete_graph),
         )
-        .layer(axum::extract::DefaultBodyLimit::max(state.settings().max_upload_bytes))
+        .layer(axum::extract::DefaultBodyLimit::max(
+            state.settings().max_upload_bytes,
+        ))
         .layer(cors)
 }
 
@@ -67,8 +71,15 @@ impl Target {
 
 /// Reads `?graph=IRI` or `?default` (exactly one of them); other parameters are ignored.
 fn target(uri: &Uri, method: &Method) -> Result<Target, ApiError> {
-    let params = uri.query().map(|q| parse_pairs(q.as_bytes())).unwrap_or_default();
-    let graphs: Vec<&str> = params.iter().filter(|(k, _)| k == "graph").map(|(_, v)| v.as_str()).collect();
+    let params = uri
+        .query()
+        .map(|q| parse_pairs(q.as_bytes()))
+        .unwrap_or_default();
+    let graphs: Vec<&str> = params
+        .iter()
+        .filter(|(k, _)| k == "graph")
+        .map(|(_, v)| v.as_str())
+        .collect();
     let default = params.iter().any(|(k, _)| k == "default");
     match (graphs.as_slice(), default) {
         ([], true) => Ok(Target::Default),
@@ -85,16 +96,28 @@ fn target(uri: &Uri, method: &Method) -> Result<Target, ApiError> {
 }
 
 fn format_param(uri: &Uri) -> Option<String> {
-    let params = uri.query().map(|q| parse_pairs(q.as_bytes())).unwrap_or_default();
-    params.into_iter().find(|(k, _)| k == "format").map(|(_, v)| v)
+    let params = uri
+        .query()
+        .map(|q| parse_pairs(q.as_bytes()))
+        .unwrap_or_default();
+    params
+        .into_iter()
+        .find(|(k, _)| k == "format")
+        .map(|(_, v)| v)
 }
 
 /// The store id of the target graph; `GraphNotFound` for a named graph that does not exist.
-fn existing_graph(reader: &lodestone_store::Reader<'_>, target: &Target) -> Result<TermId, ApiError> {
+fn existing_graph(
+    reader: &lodestone_store::Reader<'_>,
+    target: &Target,
+) -> Result<TermId, ApiError> {
     let store_error = |e| ApiError::from_store(e, Duration::ZERO);
     match target {
         Target::Default => Ok(TermId::DEFAULT_GRAPH),
-        Target::Named(name) => match reader.graph_id(GraphNameRef::NamedNode(name.as_ref())).map_err(store_error)? {
+        Target::Named(name) => match reader
+            .graph_id(GraphNameRef::NamedNode(name.as_ref()))
+            .map_err(store_error)?
+        {
             Some(id) if reader.contains_named_graph(id).map_err(store_error)? => Ok(id),
             _ => Err(ApiError::GraphNotFound(name.to_string())),
         },
@@ -112,18 +135,26 @@ async fn read_graph(
     let permit = state.try_permit()?;
     state.metrics().queries.fetch_add(1, Ordering::Relaxed);
     let store = state.store().clone();
-    stream_blocking(&state, permit, budget, format.media_type(), move |sink, token| {
-        let reader = store.reader();
-        let graph = existing_graph(&reader, &target)?;
-        let quads = reader.quads_for_pattern(None, None, None, Some(graph)).map(|quad| {
-            if token.is_cancelled() {
-                return Err(ApiError::Timeout(budget));
-            }
-            quad.and_then(|q| reader.decode_quad(&q))
-                .map_err(|e| ApiError::from_store(e, budget))
-        });
-        rdf::write_quads(sink, quads, format, None)
-    })
+    stream_blocking(
+        &state,
+        permit,
+        budget,
+        format.media_type(),
+        move |sink, token| {
+            let reader = store.reader();
+            let graph = existing_graph(&reader, &target)?;
+            let quads = reader
+                .quads_for_pattern(None, None, None, Some(graph))
+                .map(|quad| {
+                    if token.is_cancelled() {
+                        return Err(ApiError::Timeout(budget));
+                    }
+                    quad.and_then(|q| reader.decode_quad(&q))
+                        .map_err(|e| ApiError::from_store(e, budget))
+                });
+            rdf::write_quads(sink, quads, format, None)
+        },
+    )
     .await
 }
 
@@ -141,9 +172,10 @@ async fn head_graph(
     })
     .await?;
     let mut response = StatusCode::OK.into_response();
-    response
-        .headers_mut()
-        .insert(header::CONTENT_TYPE, HeaderValue::from_static(format.media_type()));
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static(format.media_type()),
+    );
     Ok(response)
 }
 
@@ -175,7 +207,11 @@ async fn write(state: AppState, request: Request, replace: bool) -> Result<Respo
         write_graph(&store, &target, format, &body, replace, token, budget)
     })
     .await?;
-    let status = if created { StatusCode::CREATED } else { StatusCode::NO_CONTENT };
+    let status = if created {
+        StatusCode::CREATED
+    } else {
+        StatusCode::NO_CONTENT
+    };
     Ok(status.into_response())
 }
 
@@ -191,10 +227,15 @@ fn write_graph(
     let store_error = |e| ApiError::from_store(e, budget);
     let mut transaction = store.transaction().map_err(store_error)?;
     let graph_name = target.graph_name();
-    let graph = transaction.graph_id_for_insert(graph_name.as_ref()).map_err(store_error)?;
+    let graph = transaction
+        .graph_id_for_insert(graph_name.as_ref())
+        .map_err(store_error)?;
     let created = match target {
         Target::Default => false,
-        Target::Named(_) => !transaction.reader().contains_named_graph(graph).map_err(store_error)?,
+        Target::Named(_) => !transaction
+            .reader()
+            .contains_named_graph(graph)
+            .map_err(store_error)?,
     };
     if replace {
         transaction.clear_graph(graph).map_err(store_error)?;
@@ -223,10 +264,11 @@ fn write_graph(
                 quad.graph_name
             )));
         }
-        let encoded = encode_scoped(&mut transaction, &mut scope, quad.as_ref()).map_err(store_error)?;
+        let encoded =
+            encode_scoped(&mut transaction, &mut scope, quad.as_ref()).map_err(store_error)?;
         transaction.insert_encoded(encoded).map_err(store_error)?;
         count += 1;
-        if count % CANCEL_CHECK_EVERY == 0 && token.is_cancelled() {
+        if count.is_multiple_of(CANCEL_CHECK_EVERY) && token.is_cancelled() {
             return Err(ApiError::Timeout(budget));
         }
     }

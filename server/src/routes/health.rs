@@ -48,16 +48,57 @@ async fn metrics(State(state): State<AppState>) -> Response {
     let m = state.metrics();
     let mut out = String::new();
     let mut counter = |name: &str, help: &str, kind: &str, value: u64| {
-        let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}\n{name} {value}");
+        let _ = writeln!(
+            out,
+            "# HELP {name} {help}\n# TYPE {name} {kind}\n{name} {value}"
+        );
     };
-    counter("lodestone_queries_total", "SPARQL queries and Graph Store reads started.", "counter", m.queries.load(Ordering::Relaxed));
-    counter("lodestone_updates_total", "SPARQL updates and Graph Store writes started.", "counter", m.updates.load(Ordering::Relaxed));
-    counter("lodestone_timeouts_total", "Operations stopped by their time budget.", "counter", m.timeouts.load(Ordering::Relaxed));
-    counter("lodestone_truncated_results_total", "Results cut at the row cap.", "counter", m.truncated.load(Ordering::Relaxed));
-    counter("lodestone_busy_rejections_total", "Requests answered 503 because every query slot was taken.", "counter", m.busy.load(Ordering::Relaxed));
-    counter("lodestone_queries_in_flight", "Engine operations running now.", "gauge", state.in_flight() as u64);
-    counter("lodestone_uptime_seconds", "Seconds since the server started.", "gauge", state.started().elapsed().as_secs());
-    let _ = writeln!(out, "# HELP lodestone_http_requests_total HTTP requests answered, by route and status.");
+    counter(
+        "lodestone_queries_total",
+        "SPARQL queries and Graph Store reads started.",
+        "counter",
+        m.queries.load(Ordering::Relaxed),
+    );
+    counter(
+        "lodestone_updates_total",
+        "SPARQL updates and Graph Store writes started.",
+        "counter",
+        m.updates.load(Ordering::Relaxed),
+    );
+    counter(
+        "lodestone_timeouts_total",
+        "Operations stopped by their time budget.",
+        "counter",
+        m.timeouts.load(Ordering::Relaxed),
+    );
+    counter(
+        "lodestone_truncated_results_total",
+        "Results cut at the row cap.",
+        "counter",
+        m.truncated.load(Ordering::Relaxed),
+    );
+    counter(
+        "lodestone_busy_rejections_total",
+        "Requests answered 503 because every query slot was taken.",
+        "counter",
+        m.busy.load(Ordering::Relaxed),
+    );
+    counter(
+        "lodestone_queries_in_flight",
+        "Engine operations running now.",
+        "gauge",
+        state.in_flight() as u64,
+    );
+    counter(
+        "lodestone_uptime_seconds",
+        "Seconds since the server started.",
+        "gauge",
+        state.started().elapsed().as_secs(),
+    );
+    let _ = writeln!(
+        out,
+        "# HELP lodestone_http_requests_total HTTP requests answered, by route and status."
+    );
     let _ = writeln!(out, "# TYPE lodestone_http_requests_total counter");
     for ((route, status), count) in m.requests() {
         let _ = writeln!(
@@ -76,7 +117,10 @@ async fn metrics(State(state): State<AppState>) -> Response {
 
 /// Escapes a Prometheus label value (backslash, double quote, newline).
 fn escape_label(value: &str) -> String {
-    value.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n")
+    value
+        .replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('\n', "\\n")
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@
 use crate::error::ApiError;
 use crate::extract::auth::authorize_write;
 use crate::extract::sparql::{Operation, SparqlRequest};
-use crate::respond::stream::{run_blocking, stream_blocking, TRUNCATED_HEADER};
+use crate::respond::stream::{run_blocking, stream_blocking, ChunkSink, Outcome, TRUNCATED_HEADER};
 use crate::respond::{rdf, results};
 use crate::state::AppState;
 use axum::extract::{DefaultBodyLimit, State};
@@ -43,7 +43,10 @@ pub fn router(state: &AppState) -> Router<AppState> {
         .layer(cors)
 }
 
-async fn handle(State(state): State<AppState>, request: SparqlRequest) -> Result<Response, ApiError> {
+async fn handle(
+    State(state): State<AppState>,
+    request: SparqlRequest,
+) -> Result<Response, ApiError> {
     match request.operation.clone() {
         Operation::Query(text) => query(state, request, &text).await,
         Operation::Update(text) => update(state, request, &text).await,
@@ -99,33 +102,51 @@ async fn query(state: AppState, request: SparqlRequest, text: &str) -> Result<Re
     let store = state.store().clone();
     let union = state.settings().union_default_graph;
     let cap = state.settings().result_row_cap;
-    stream_blocking(&state, permit, budget, format.media_type(), move |sink, token| {
-        let reader = store.reader();
-        let options = QueryOptions::default()
-            .with_default_graph_as_union(union)
-            .with_cancellation(token.clone());
-        let answer = evaluate_query(&reader, &query, &dataset, &options)
-            .map_err(|e| ApiError::from_store(e, budget))?;
-        let written = match (answer, format) {
-            (QueryResults::Solutions(solutions), AnswerFormat::Results(f)) => {
-                results::write_solutions(sink, solutions, f, cap, budget)
-            }
-            (QueryResults::Boolean(value), AnswerFormat::Results(f)) => {
-                results::write_boolean(sink, value, f)
-            }
-            (QueryResults::Graph(triples), AnswerFormat::Rdf(f)) => {
-                let quads = triples.map(|triple| {
-                    triple
-                        .map(|t| t.in_graph(GraphName::DefaultGraph))
-                        .map_err(|e| ApiError::from_store(evaluation_error(e), budget))
-                });
-                rdf::write_quads(sink, quads, f, Some(cap))
-            }
-            _ => Err(ApiError::Internal("the query's answer does not match its form".into())),
-        };
-        written
-    })
+    stream_blocking(
+        &state,
+        permit,
+        budget,
+        format.media_type(),
+        move |sink, token| {
+            let reader = store.reader();
+            let options = QueryOptions::default()
+                .with_default_graph_as_union(union)
+                .with_cancellation(token.clone());
+            let answer = evaluate_query(&reader, &query, &dataset, &options)
+                .map_err(|e| ApiError::from_store(e, budget))?;
+            write_answer(sink, answer, format, cap, budget)
+        },
+    )
     .await
+}
+
+/// Writes a query's answer in the chosen syntax.
+fn write_answer(
+    sink: &mut ChunkSink,
+    answer: QueryResults<'_>,
+    format: AnswerFormat,
+    cap: u64,
+    budget: Duration,
+) -> Result<Outcome, ApiError> {
+    match (answer, format) {
+        (QueryResults::Solutions(solutions), AnswerFormat::Results(f)) => {
+            results::write_solutions(sink, solutions, f, cap, budget)
+        }
+        (QueryResults::Boolean(value), AnswerFormat::Results(f)) => {
+            results::write_boolean(sink, value, f)
+        }
+        (QueryResults::Graph(triples), AnswerFormat::Rdf(f)) => {
+            let quads = triples.map(|triple| {
+                triple
+                    .map(|t| t.in_graph(GraphName::DefaultGraph))
+                    .map_err(|e| ApiError::from_store(evaluation_error(e), budget))
+            });
+            rdf::write_quads(sink, quads, f, Some(cap))
+        }
+        _ => Err(ApiError::Internal(
+            "the query's answer does not match its form".into(),
+        )),
+    }
 }
 
 /// The request's budget: the server's, lowered by `timeout=`.
@@ -139,7 +160,11 @@ async fn update(state: AppState, request: SparqlRequest, text: &str) -> Result<R
     let mut update = parser(&state)?
         .parse_update(text)
         .map_err(|e| ApiError::UpdateSyntax(e.to_string()))?;
-    apply_using(&mut update, &request.using_graphs, &request.using_named_graphs)?;
+    apply_using(
+        &mut update,
+        &request.using_graphs,
+        &request.using_named_graphs,
+    )?;
     let budget = budget(&state, request.timeout);
     let permit = state.try_permit()?;
     state.metrics().updates.fetch_add(1, Ordering::Relaxed);
@@ -202,9 +227,14 @@ fn endpoint_iri(headers: &HeaderMap) -> Option<NamedNode> {
 /// A `sd:Service` description of this endpoint, in the negotiated RDF syntax (Turtle if the
 /// client asks for nothing RDF, e.g. a browser).
 fn service_description(state: &AppState, request: &SparqlRequest) -> Result<Response, ApiError> {
-    let format = rdf::choose(&request.accept, request.format.as_deref()).unwrap_or(RdfFormat::Turtle);
+    let format =
+        rdf::choose(&request.accept, request.format.as_deref()).unwrap_or(RdfFormat::Turtle);
     let service = BlankNode::default();
-    let mut triples = vec![Triple::new(service.clone(), rdf_vocab::TYPE, sd("Service")?)];
+    let mut triples = vec![Triple::new(
+        service.clone(),
+        rdf_vocab::TYPE,
+        sd("Service")?,
+    )];
     if let Some(endpoint) = endpoint_iri(&request.headers) {
         triples.push(Triple::new(service.clone(), sd("endpoint")?, endpoint));
     }
@@ -213,7 +243,11 @@ fn service_description(state: &AppState, request: &SparqlRequest) -> Result<Resp
         languages.push(sd("SPARQL11Update")?);
     }
     for language in languages {
-        triples.push(Triple::new(service.clone(), sd("supportedLanguage")?, language));
+        triples.push(Triple::new(
+            service.clone(),
+            sd("supportedLanguage")?,
+            language,
+        ));
     }
     let result_formats = [
         QueryResultsFormat::Json,
@@ -229,13 +263,25 @@ fn service_description(state: &AppState, request: &SparqlRequest) -> Result<Resp
         triples.push(Triple::new(service.clone(), sd("resultFormat")?, format));
     }
     if state.settings().union_default_graph {
-        triples.push(Triple::new(service.clone(), sd("feature")?, sd("UnionDefaultGraph")?));
+        triples.push(Triple::new(
+            service.clone(),
+            sd("feature")?,
+            sd("UnionDefaultGraph")?,
+        ));
     }
     let dataset = BlankNode::default();
     let default_graph = BlankNode::default();
     triples.push(Triple::new(service, sd("defaultDataset")?, dataset.clone()));
-    triples.push(Triple::new(dataset.clone(), rdf_vocab::TYPE, sd("Dataset")?));
-    triples.push(Triple::new(dataset, sd("defaultGraph")?, default_graph.clone()));
+    triples.push(Triple::new(
+        dataset.clone(),
+        rdf_vocab::TYPE,
+        sd("Dataset")?,
+    ));
+    triples.push(Triple::new(
+        dataset,
+        sd("defaultGraph")?,
+        default_graph.clone(),
+    ));
     triples.push(Triple::new(default_graph, rdf_vocab::TYPE, sd("Graph")?));
 
     let mut serializer = RdfSerializer::from_format(format)
@@ -249,9 +295,10 @@ fn service_description(state: &AppState, request: &SparqlRequest) -> Result<Resp
     }
     let body = serializer.finish().map_err(results::io_error)?;
     let mut response = body.into_response();
-    response
-        .headers_mut()
-        .insert(header::CONTENT_TYPE, HeaderValue::from_static(format.media_type()));
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static(format.media_type()),
+    );
     Ok(response)
 }
 
@@ -262,17 +309,27 @@ mod tests {
     #[test]
     fn using_parameters_fill_operations_without_a_dataset() {
         let g = NamedNode::new_unchecked("http://example.org/g");
-        let parse = |text: &str| SparqlParser::new().parse_update(text).unwrap_or_else(|e| panic!("{e}"));
-        let mut update = parse("INSERT { <s:a> <p:b> ?o } WHERE { ?x <p:c> ?o } ; INSERT DATA { <s:a> <p:b> 1 }");
+        let parse = |text: &str| {
+            SparqlParser::new()
+                .parse_update(text)
+                .unwrap_or_else(|e| panic!("{e}"))
+        };
+        let mut update = parse(
+            "INSERT { <s:a> <p:b> ?o } WHERE { ?x <p:c> ?o } ; INSERT DATA { <s:a> <p:b> 1 }",
+        );
         assert!(apply_using(&mut update, std::slice::from_ref(&g), &[]).is_ok());
         let GraphUpdateOperation::DeleteInsert { using, .. } = &update.operations[0] else {
             panic!("not a DELETE/INSERT")
         };
-        assert_eq!(using.as_ref().map(|u| u.default.clone()), Some(vec![g.clone()]));
+        assert_eq!(
+            using.as_ref().map(|u| u.default.clone()),
+            Some(vec![g.clone()])
+        );
 
         let mut with = parse("WITH <http://example.org/h> DELETE { ?s ?p ?o } WHERE { ?s ?p ?o }");
         assert!(apply_using(&mut with, std::slice::from_ref(&g), &[]).is_err());
-        let mut untouched = parse("WITH <http://example.org/h> DELETE { ?s ?p ?o } WHERE { ?s ?p ?o }");
+        let mut untouched =
+            parse("WITH <http://example.org/h> DELETE { ?s ?p ?o } WHERE { ?s ?p ?o }");
         assert!(apply_using(&mut untouched, &[], &[]).is_ok());
     }
 }

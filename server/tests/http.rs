@@ -1,0 +1,17 @@
+//! HTTP integration tests: the real application on a real socket (127.0.0.1, port 0), a
+//! temporary store, and blocking reqwest clients. One binary, one module per area.
+
+#[path = "http/binary.rs"]
+mod binary;
+#[path = "http/clients.rs"]
+mod clients;
+#[path = "http/common.rs"]
+mod common;
+#[path = "http/graph_store.rs"]
+mod graph_store;
+#[path = "http/limits.rs"]
+mod limits;
+#[path = "http/sparql.rs"]
+mod sparql;
+#[path = "http/updates.rs"]
+mod updates;
