@@ -63,9 +63,7 @@ pub struct ProgrammeGraph {
 /// Generates the archive: programme `i`'s transmission is spread over December 2013 to
 /// March 2014 so that about a third falls in January.
 pub fn broadcaster(shape: BroadcasterShape) -> Vec<ProgrammeGraph> {
-    (0..shape.programmes)
-        .map(|i| programme(i, shape))
-        .collect()
+    (0..shape.programmes).map(|i| programme(i, shape)).collect()
 }
 
 /// Rows [`MUSIC_IN_JANUARY`] and [`CONTRIBUTORS`] return on the generated archive.
@@ -100,18 +98,42 @@ fn programme(i: usize, shape: BroadcasterShape) -> ProgrammeGraph {
     t(&prog, &format!("{DCT}title"), &format!("\"Programme {i}\""));
     t(&prog, &format!("{EBUCCDM}hasTimelineTrack"), &timeline);
     t(&trans, &format!("{EBUCCDM}playsOut"), &prog);
-    t(&trans, &format!("{EBUCCDM}publicationStartDateTime"), &format!("\"{start}\"^^<{XSD_DATETIME}>"));
+    t(
+        &trans,
+        &format!("{EBUCCDM}publicationStartDateTime"),
+        &format!("\"{start}\"^^<{XSD_DATETIME}>"),
+    );
     for k in 0..shape.parts {
         let part = format!("<{base}/part/{k}>");
         t(&timeline, &format!("{EBUCCDM}hasTimelineTrackPart"), &part);
         t(&part, RDF_TYPE, &format!("<{DIGAS}Music>"));
-        t(&part, &format!("{DCT}title"), &format!("\"Track {k} of programme {i}\""));
+        t(
+            &part,
+            &format!("{DCT}title"),
+            &format!("\"Track {k} of programme {i}\""),
+        );
     }
     for c in 0..shape.contributors {
-        t(&prog, &format!("{EBUCCDM}hasContributor"), &format!("_:c{c}"));
-        t(&format!("_:c{c}"), &format!("{EBUCCDM}contactName"), &format!("\"Contributor {}\"", (i + c) % 997));
-        t(&format!("_:c{c}"), &format!("{EBUCCDM}hasRole"), &format!("_:r{c}"));
-        t(&format!("_:r{c}"), &format!("{EBUCCDM}roleName"), &format!("\"{}\"", ["presenter", "producer", "performer"][c % 3]));
+        t(
+            &prog,
+            &format!("{EBUCCDM}hasContributor"),
+            &format!("_:c{c}"),
+        );
+        t(
+            &format!("_:c{c}"),
+            &format!("{EBUCCDM}contactName"),
+            &format!("\"Contributor {}\"", (i + c) % 997),
+        );
+        t(
+            &format!("_:c{c}"),
+            &format!("{EBUCCDM}hasRole"),
+            &format!("_:r{c}"),
+        );
+        t(
+            &format!("_:r{c}"),
+            &format!("{EBUCCDM}roleName"),
+            &format!("\"{}\"", ["presenter", "producer", "performer"][c % 3]),
+        );
     }
     ProgrammeGraph {
         graph: format!("{base}/graph"),
