@@ -8,6 +8,7 @@
 //! lenient.
 
 mod bulk;
+mod chunk;
 mod ingest;
 mod input;
 

@@ -1,0 +1,524 @@
+//! Chunks of a bulk load: terms encoded to ids as quads arrive, then — once per chunk — the
+//! quads sorted in each index order, written as SST files with the dictionary entries and the
+//! statistics computed from the same sorted runs, and ingested.
+
+use super::ingest::IngestBatch;
+use crate::changes::ChangeBatch;
+use crate::dictionary::{decode_ids, encode_ids, is_hashed_key, lookup_key};
+use crate::encoding::{encode_term_bytes, inline_id, EncodedQuad, Permutation, TermId, TermKind};
+use crate::error::StoreError;
+use crate::kv::Table;
+use crate::quads::reader::permutation_table;
+use crate::stats::{decode_u64, encode_u64, term_graph_key, TermUsage, UsageDelta};
+use crate::store::{Store, WriterState};
+use oxrdf::vocab::rdf;
+use oxrdf::{GraphNameRef, NamedOrBlankNodeRef, Quad, TermRef};
+use rustc_hash::FxHashMap;
+use std::sync::Mutex;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// Turns parsed quads into id quads and remembers the terms this load adds.
+pub(super) struct Encoder<'a> {
+    store: &'a Store,
+    /// Every dictionary term met in this load, with whether it is new to the store.
+    terms: FxHashMap<Box<[u8]>, (TermId, bool)>,
+    blanks: FxHashMap<String, TermId>,
+    pub(super) quads: Vec<EncodedQuad>,
+    next_dictionary_id: u64,
+    next_blank_id: u64,
+    store_has_terms: bool,
+    store_has_quads: bool,
+    buffer: Vec<u8>,
+    rdf_type: Option<TermId>,
+}
+
+impl<'a> Encoder<'a> {
+    pub(super) fn new(store: &'a Store, state: &WriterState) -> Self {
+        Self {
+            store,
+            terms: FxHashMap::default(),
+            blanks: FxHashMap::default(),
+            quads: Vec::new(),
+            next_dictionary_id: state.next_dictionary_id,
+            next_blank_id: state.next_blank_id,
+            store_has_terms: state.next_dictionary_id > 1,
+            store_has_quads: state.quad_count > 0,
+            buffer: Vec::new(),
+            rdf_type: None,
+        }
+    }
+
+    pub(super) fn start_document(&mut self) {
+        self.blanks.clear();
+    }
+
+    pub(super) fn push(&mut self, quad: &Quad) -> Result<(), StoreError> {
+        let subject = match quad.subject.as_ref() {
+            NamedOrBlankNodeRef::BlankNode(b) => self.blank(b.as_str()),
+            s => self.term(s.into())?,
+        };
+        let predicate = self.term(quad.predicate.as_ref().into())?;
+        let object = match quad.object.as_ref() {
+            TermRef::BlankNode(b) => self.blank(b.as_str()),
+            o => self.term(o)?,
+        };
+        let graph = match quad.graph_name.as_ref() {
+            GraphNameRef::DefaultGraph => TermId::DEFAULT_GRAPH,
+            GraphNameRef::BlankNode(b) => self.blank(b.as_str()),
+            GraphNameRef::NamedNode(n) => self.term(n.into())?,
+        };
+        self.quads
+            .push(EncodedQuad::new(subject, predicate, object, graph));
+        Ok(())
+    }
+
+    fn blank(&mut self, label: &str) -> TermId {
+        if let Some(id) = self.blanks.get(label) {
+            return *id;
+        }
+        let id = TermId::new(TermKind::MintedBlank, self.next_blank_id);
+        self.next_blank_id += 1;
+        self.blanks.insert(label.to_owned(), id);
+        id
+    }
+
+    fn term(&mut self, term: TermRef<'_>) -> Result<TermId, StoreError> {
+        if let Some(id) = inline_id(term) {
+            return Ok(id);
+        }
+        encode_term_bytes(term, &mut self.buffer);
+        if let Some((id, _)) = self.terms.get(self.buffer.as_slice()) {
+            return Ok(*id);
+        }
+        let existing = if self.store_has_terms {
+            self.store.reader().dictionary_lookup(&self.buffer)?
+        } else {
+            None
+        };
+        let (id, is_new) = match existing {
+            Some(id) => (id, false),
+            None => {
+                let kind = match term {
+                    TermRef::NamedNode(_) => TermKind::Iri,
+                    TermRef::BlankNode(_) => TermKind::NamedBlank,
+                    _ => TermKind::Literal,
+                };
+                let id = TermId::new(kind, self.next_dictionary_id);
+                self.next_dictionary_id += 1;
+                (id, true)
+            }
+        };
+        if term == TermRef::NamedNode(rdf::TYPE) {
+            self.rdf_type = Some(id);
+        }
+        self.terms
+            .insert(self.buffer.clone().into_boxed_slice(), (id, is_new));
+        Ok(id)
+    }
+
+    /// Writes the collected quads out and ingests them; returns how many were new.
+    pub(super) fn flush(&mut self, state: &mut WriterState) -> Result<u64, StoreError> {
+        let store = self.store;
+        let mut quads = std::mem::take(&mut self.quads);
+        quads.sort_unstable();
+        quads.dedup();
+        if self.store_has_quads && !quads.is_empty() {
+            let present = store.db().batched_multi_get_cf(
+                store.cf(Table::Spog),
+                quads.iter().map(|q| Permutation::Spog.key(q)),
+                true,
+            );
+            let present = present
+                .into_iter()
+                .map(|r| r.map(|v| v.is_some()))
+                .collect::<Result<Vec<_>, _>>()?;
+            let mut flags = present.into_iter();
+            quads.retain(|_| !flags.next().unwrap_or(false));
+        }
+        let new_terms = self
+            .terms
+            .iter_mut()
+            .filter(|(_, (_, is_new))| *is_new)
+            .map(|(bytes, (id, is_new))| {
+                *is_new = false;
+                (*id, bytes.clone())
+            })
+            .collect::<Vec<_>>();
+        if quads.is_empty() && new_terms.is_empty() && self.next_blank_id == state.next_blank_id {
+            return Ok(0);
+        }
+
+        let batch = IngestBatch::new(store)?;
+        match self.write_chunk(&batch, &quads, new_terms, state) {
+            Ok(new_state) => {
+                let added = quads.len() as u64;
+                let mut new_state = new_state;
+                new_state.quad_count = state.quad_count + added;
+                batch.commit(store, &mut new_state, now_ms())?;
+                *state = new_state;
+                self.store_has_quads = state.quad_count > 0;
+                self.store_has_terms = state.next_dictionary_id > 1;
+                Ok(added)
+            }
+            Err(e) => {
+                batch.discard();
+                Err(e)
+            }
+        }
+    }
+
+    fn write_chunk(
+        &self,
+        batch: &IngestBatch,
+        quads: &[EncodedQuad],
+        new_terms: Vec<(TermId, Box<[u8]>)>,
+        state: &WriterState,
+    ) -> Result<WriterState, StoreError> {
+        let store = self.store;
+        let db = store.db();
+        // The six index orders are sorted and written by every core at once; this thread
+        // writes the dictionary first, then joins in.
+        let queue = Mutex::new(Permutation::ALL.to_vec());
+        let next_order = || queue.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        let work = || -> Result<Vec<OrderStats>, StoreError> {
+            let mut done = Vec::new();
+            let mut buffer = Vec::new();
+            while let Some(permutation) = next_order() {
+                done.push(write_order(
+                    batch,
+                    quads,
+                    &mut buffer,
+                    permutation,
+                    self.rdf_type,
+                )?);
+            }
+            Ok(done)
+        };
+        let workers = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .max(2)
+            - 1;
+        let mut orders = Vec::new();
+        std::thread::scope(|scope| -> Result<(), StoreError> {
+            let handles: Vec<_> = (0..workers).map(|_| scope.spawn(work)).collect();
+            let mine = self
+                .write_dictionary(batch, new_terms)
+                .and_then(|()| work());
+            for handle in handles {
+                orders.extend(
+                    handle
+                        .join()
+                        .unwrap_or_else(|e| std::panic::resume_unwind(e))?,
+                );
+            }
+            orders.extend(mine?);
+            Ok(())
+        })?;
+        let mut deltas = Vec::new();
+        let mut pairs = Vec::new();
+        let mut classes = Vec::new();
+        let mut graphs = Vec::new();
+        let mut subjects = Vec::new();
+        for order in orders {
+            deltas.extend(order.deltas);
+            pairs.extend(order.pairs);
+            classes.extend(order.classes);
+            graphs.extend(order.graphs);
+            subjects.extend(order.subjects);
+        }
+
+        // Term-graph positions: final values, and which pairs are new (a term entering a graph).
+        pairs.sort_unstable_by_key(|(t, g, _)| (*t, *g));
+        let mut merged: Vec<(TermId, TermId, u64)> = Vec::with_capacity(pairs.len());
+        for (t, g, n) in pairs {
+            match merged.last_mut() {
+                Some((lt, lg, ln)) if *lt == t && *lg == g => *ln += n,
+                _ => merged.push((t, g, n)),
+            }
+        }
+        let old = self.existing_counters(
+            Table::TermGraph,
+            merged
+                .iter()
+                .map(|(t, g, _)| term_graph_key(*t, *g).to_vec()),
+        )?;
+        for ((t, _, n), old) in merged.iter_mut().zip(&old) {
+            if *old == 0 {
+                deltas.push((
+                    *t,
+                    UsageDelta {
+                        graphs: 1,
+                        ..UsageDelta::default()
+                    },
+                ));
+            }
+            *n += old;
+        }
+        batch.write(
+            Table::TermGraph,
+            merged
+                .iter()
+                .map(|(t, g, n)| (term_graph_key(*t, *g), encode_u64(*n))),
+        )?;
+        drop(merged);
+
+        // Term usage.
+        deltas.sort_unstable_by_key(|(t, _)| *t);
+        let mut usage: Vec<(TermId, UsageDelta)> = Vec::new();
+        for (t, d) in deltas {
+            match usage.last_mut() {
+                Some((lt, ld)) if *lt == t => {
+                    ld.as_subject += d.as_subject;
+                    ld.as_predicate += d.as_predicate;
+                    ld.as_object += d.as_object;
+                    ld.as_graph += d.as_graph;
+                    ld.graphs += d.graphs;
+                }
+                _ => usage.push((t, d)),
+            }
+        }
+        let existing: Vec<TermUsage> = if self.store_has_quads {
+            let values = db.batched_multi_get_cf(
+                store.cf(Table::TermStats),
+                usage.iter().map(|(t, _)| t.to_be_bytes()),
+                true,
+            );
+            values
+                .into_iter()
+                .map(|v| v?.map_or(Ok(TermUsage::default()), |v| Ok(TermUsage::decode(&v)?)))
+                .collect::<Result<_, StoreError>>()?
+        } else {
+            vec![TermUsage::default(); usage.len()]
+        };
+        batch.write(
+            Table::TermStats,
+            usage.iter().zip(existing).map(|((t, d), mut u)| {
+                u.apply(d);
+                (t.to_be_bytes(), u.encode())
+            }),
+        )?;
+        drop(usage);
+
+        // Classes and graphs.
+        let old = self.existing_counters(
+            Table::ClassStats,
+            classes.iter().map(|(c, _)| c.to_be_bytes().to_vec()),
+        )?;
+        batch.write(
+            Table::ClassStats,
+            classes
+                .iter()
+                .zip(old)
+                .map(|((c, n), old)| (c.to_be_bytes(), encode_u64(n + old))),
+        )?;
+        batch.write(Table::Graphs, graphs.iter().map(|g| (g.to_be_bytes(), [])))?;
+
+        // Change log.
+        let sequence = state.sequence + 1;
+        batch.write(
+            Table::Changes,
+            [(
+                sequence.to_be_bytes(),
+                ChangeBatch::encode_subjects(&subjects),
+            )],
+        )?;
+
+        Ok(WriterState {
+            next_dictionary_id: self.next_dictionary_id,
+            next_blank_id: self.next_blank_id,
+            sequence,
+            quad_count: state.quad_count,
+            term_cache: state.term_cache.clone(),
+        })
+    }
+
+    fn write_dictionary(
+        &self,
+        batch: &IngestBatch,
+        mut new_terms: Vec<(TermId, Box<[u8]>)>,
+    ) -> Result<(), StoreError> {
+        let store = self.store;
+        new_terms.sort_unstable_by_key(|(id, _)| *id);
+        batch.write(
+            Table::IdToTerm,
+            new_terms
+                .iter()
+                .map(|(id, bytes)| (id.to_be_bytes(), bytes.as_ref())),
+        )?;
+        let mut by_key: Vec<(Vec<u8>, TermId)> = new_terms
+            .iter()
+            .map(|(id, bytes)| (lookup_key(bytes), *id))
+            .collect();
+        drop(new_terms);
+        by_key.sort_unstable();
+        let mut term2id: Vec<(Vec<u8>, Vec<u8>)> = Vec::with_capacity(by_key.len());
+        for (key, id) in by_key {
+            match term2id.last_mut() {
+                Some((last, ids)) if *last == key => ids.extend_from_slice(&id.to_be_bytes()),
+                _ => {
+                    let mut ids = Vec::new();
+                    if is_hashed_key(&key) && self.store_has_terms {
+                        if let Some(existing) =
+                            store.db().get_cf(store.cf(Table::TermToId), &key)?
+                        {
+                            ids = encode_ids(&decode_ids(&existing)?);
+                        }
+                    }
+                    ids.extend_from_slice(&id.to_be_bytes());
+                    term2id.push((key, ids));
+                }
+            }
+        }
+        batch.write(Table::TermToId, term2id)
+    }
+
+    /// Current values of counters (0 when absent); keys must be sorted.
+    fn existing_counters(
+        &self,
+        table: Table,
+        keys: impl Iterator<Item = Vec<u8>>,
+    ) -> Result<Vec<u64>, StoreError> {
+        let keys: Vec<Vec<u8>> = keys.collect();
+        if !self.store_has_quads {
+            return Ok(vec![0; keys.len()]);
+        }
+        self.store
+            .db()
+            .batched_multi_get_cf(self.store.cf(table), keys.iter(), true)
+            .into_iter()
+            .map(|v| v?.map_or(Ok(0), |v| Ok(decode_u64(&v)?)))
+            .collect()
+    }
+}
+
+/// Statistics that one index order yields from its sorted runs.
+#[derive(Default)]
+struct OrderStats {
+    deltas: Vec<(TermId, UsageDelta)>,
+    pairs: Vec<(TermId, TermId, u64)>,
+    classes: Vec<(TermId, u64)>,
+    graphs: Vec<TermId>,
+    subjects: Vec<TermId>,
+}
+
+/// Sorts the quads in one index order (in `buffer`, reused between orders to spare page
+/// faults), writes its SST file and counts its runs. `quads` is already in SPOG order.
+fn write_order(
+    batch: &IngestBatch,
+    quads: &[EncodedQuad],
+    buffer: &mut Vec<EncodedQuad>,
+    permutation: Permutation,
+    rdf_type: Option<TermId>,
+) -> Result<OrderStats, StoreError> {
+    let order = permutation.order();
+    let sorted: &[EncodedQuad] = if permutation == Permutation::Spog {
+        quads
+    } else {
+        buffer.clear();
+        buffer.extend_from_slice(quads);
+        buffer.sort_unstable_by_key(|q| {
+            let t = q.terms();
+            (t[order[0]], t[order[1]], t[order[2]], t[order[3]])
+        });
+        buffer
+    };
+    batch.write(
+        permutation_table(permutation),
+        sorted.iter().map(|q| (permutation.key(q), [])),
+    )?;
+    let mut stats = OrderStats::default();
+    match permutation {
+        Permutation::Spog => {
+            for (term, n) in runs(sorted, |q| q.subject) {
+                stats.subjects.push(term);
+                stats.deltas.push((
+                    term,
+                    UsageDelta {
+                        as_subject: n,
+                        ..UsageDelta::default()
+                    },
+                ));
+            }
+        }
+        Permutation::Posg => {
+            for (term, n) in runs(sorted, |q| q.predicate) {
+                stats.deltas.push((
+                    term,
+                    UsageDelta {
+                        as_predicate: n,
+                        ..UsageDelta::default()
+                    },
+                ));
+            }
+            if let Some(rdf_type) = rdf_type {
+                let start = sorted.partition_point(|q| q.predicate < rdf_type);
+                let end = sorted.partition_point(|q| q.predicate <= rdf_type);
+                for (class, n) in runs(&sorted[start..end], |q| q.object) {
+                    stats.classes.push((class, n.unsigned_abs()));
+                }
+            }
+        }
+        Permutation::Ospg => {
+            for (term, n) in runs(sorted, |q| q.object) {
+                stats.deltas.push((
+                    term,
+                    UsageDelta {
+                        as_object: n,
+                        ..UsageDelta::default()
+                    },
+                ));
+            }
+        }
+        Permutation::Gspo => {
+            for (graph, n) in runs(sorted, |q| q.graph) {
+                if !graph.is_default_graph() {
+                    stats.graphs.push(graph);
+                    stats.deltas.push((
+                        graph,
+                        UsageDelta {
+                            as_graph: n,
+                            ..UsageDelta::default()
+                        },
+                    ));
+                }
+            }
+            for ((g, s), n) in runs(sorted, |q| (q.graph, q.subject)) {
+                stats.pairs.push((s, g, n.unsigned_abs()));
+            }
+        }
+        Permutation::Gpos => {
+            for ((g, p), n) in runs(sorted, |q| (q.graph, q.predicate)) {
+                stats.pairs.push((p, g, n.unsigned_abs()));
+            }
+        }
+        Permutation::Gosp => {
+            for ((g, o), n) in runs(sorted, |q| (q.graph, q.object)) {
+                stats.pairs.push((o, g, n.unsigned_abs()));
+            }
+        }
+    }
+    Ok(stats)
+}
+
+/// Runs of equal keys in a sorted slice, with their lengths.
+fn runs<'q, K: PartialEq + Copy>(
+    quads: &'q [EncodedQuad],
+    key: impl Fn(&EncodedQuad) -> K + 'q,
+) -> impl Iterator<Item = (K, i64)> + 'q {
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        let first = quads.get(i)?;
+        let k = key(first);
+        let start = i;
+        while i < quads.len() && key(&quads[i]) == k {
+            i += 1;
+        }
+        Some((k, (i - start) as i64))
+    })
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
