@@ -8,11 +8,13 @@
 
 export CARGO_TARGET_DIR ?= $(HOME)/.cache/lodestone-target
 CARGO ?= cargo
+# Extra flags of bench-replace-http, e.g. BENCH_ARGS="--graphs 2000"
+BENCH_ARGS ?=
 DATA ?= ./lodestone-data
 DEB_PACKAGES := librocksdb-dev libclang-dev pkg-config zstd time
 PY_PACKAGES := SPARQLWrapper
 
-.PHONY: run test deps deps-python build lint bench-load bench-bsbm bench-trickle
+.PHONY: run test deps deps-python build lint bench-load bench-bsbm bench-trickle bench-replace-http
 
 run: deps build
 	$(CARGO_TARGET_DIR)/release/lodestone serve --data $(DATA)
@@ -47,3 +49,6 @@ bench-bsbm: deps
 
 bench-trickle: deps
 	$(CARGO) run --release -p lodestone-server --bin lodestone-bench -- trickle
+
+bench-replace-http: deps
+	$(CARGO) run --release -p lodestone-server --bin lodestone-bench -- replace-http $(BENCH_ARGS)

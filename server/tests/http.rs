@@ -3,6 +3,8 @@
 
 #[path = "http/binary.rs"]
 mod binary;
+#[path = "http/broadcaster.rs"]
+mod broadcaster;
 #[path = "http/clients.rs"]
 mod clients;
 #[path = "http/common.rs"]

@@ -2,9 +2,12 @@
 //!
 //! - `trickle`: named-graph replacements per second through transactions;
 //! - `bsbm-queries` / `bsbm-run`: the BSBM explore query mix with parameters drawn from the
-//!   data (the same query file is run against pyoxigraph by `bench/bsbm.sh`).
+//!   data (the same query file is run against pyoxigraph by `bench/bsbm.sh`);
+//! - `replace-http`: named-graph replacements per second over HTTP (SPARQL Update) with a
+//!   concurrent reader's latencies, and the time to stream a large SPARQL XML result.
 
 mod bsbm;
+mod replace_http;
 mod rng;
 mod trickle;
 
@@ -65,6 +68,9 @@ enum Command {
         #[arg(long, default_value_t = 2)]
         warmup: usize,
     },
+    /// Replace named graphs over HTTP with SPARQL Update while a reader runs SELECTs, then time
+    /// a large SPARQL XML result (the real server, in-process on 127.0.0.1:0).
+    ReplaceHttp(replace_http::ReplaceHttpArgs),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -86,5 +92,6 @@ fn main() -> anyhow::Result<()> {
             queries,
             warmup,
         } => bsbm::run(&data, &queries, warmup),
+        Command::ReplaceHttp(args) => replace_http::run(&args),
     }
 }
