@@ -51,8 +51,8 @@ impl StoreOptions {
     }
 }
 
-/// Length of the prefix (the first term id) that quad-index memtables are hashed on; reads
-/// with a shorter prefix must use total-order iteration.
+/// Length of the prefix (the first term id) that hashed memtables are keyed on (quad indexes
+/// and per-term tables); reads with a shorter prefix must use total-order iteration.
 pub const QUAD_PREFIX_LEN: usize = 8;
 
 /// Disk space used by one table.
@@ -103,6 +103,14 @@ fn table_options(table: Table, options: &StoreOptions, cache: &Cache) -> Options
             bucket_count: 50_000,
             height: 12,
             branching_factor: 4,
+        });
+    }
+    if table.is_keyed_by_term() {
+        // Per-term counters and dictionary entries: a commit touches a few hundred scattered
+        // keys, which a hash of short lists takes far more cheaply than one skip list.
+        cf.set_prefix_extractor(SliceTransform::create_fixed_prefix(QUAD_PREFIX_LEN));
+        cf.set_memtable_factory(MemtableFactory::HashLinkList {
+            bucket_count: 100_000,
         });
     }
     cf

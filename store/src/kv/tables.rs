@@ -80,6 +80,15 @@ impl Table {
         )
     }
 
+    /// Whether the table is keyed by a term id first (8 bytes) and read by point look-ups or
+    /// scans of one term: its memtable is a hash of linked lists (see `kv::disk`).
+    pub const fn is_keyed_by_term(self) -> bool {
+        matches!(
+            self,
+            Self::IdToTerm | Self::TermStats | Self::TermGraph | Self::ClassStats
+        )
+    }
+
     /// Whether point lookups dominate, so a bloom filter pays for itself.
     pub const fn wants_bloom_filter(self) -> bool {
         matches!(

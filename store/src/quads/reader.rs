@@ -329,10 +329,12 @@ impl<'a> Reader<'a> {
         limit: usize,
     ) -> Result<Vec<TermGraphUsage>, StoreError> {
         let prefix = term.to_be_bytes().to_vec();
-        let mut iter = self.db.raw_iterator_cf_opt(
-            self.cf(Table::TermGraph),
-            self.read_options(prefix_upper_bound(&prefix)),
-        );
+        // One term's entries: prefix mode, within one bucket of the hashed memtable.
+        let mut options = self.read_options(prefix_upper_bound(&prefix));
+        options.set_total_order_seek(false);
+        let mut iter = self
+            .db
+            .raw_iterator_cf_opt(self.cf(Table::TermGraph), options);
         iter.seek(&prefix);
         let mut out = Vec::new();
         while let (Some(key), Some(value)) = (iter.key(), iter.value()) {
