@@ -21,6 +21,9 @@ pub enum StoreError {
     /// The data folder does not hold a store and creation was not asked for.
     #[error("no Lodestone store at {}", .0.display())]
     NotFound(PathBuf),
+    /// Another process (a running `lodestone serve`, another `load`) has the store open.
+    #[error("the store at {} is in use by another process (is `lodestone serve` running on it? stop it, or send data through its HTTP API)", .0.display())]
+    Locked(PathBuf),
     /// The store was written by another on-disk format version.
     #[error("the store at {path} has format version {found}, this build reads version {expected}", path = .path.display())]
     VersionMismatch {

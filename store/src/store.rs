@@ -96,7 +96,17 @@ impl Store {
                 .into());
             }
         }
-        let db = open_db(&path, &options)?;
+        let db = open_db(&path, &options).map_err(|e| match e {
+            // RocksDB allows one process per store: say so plainly.
+            StoreError::Engine(e)
+                if ["While lock file", "lock hold by current process"]
+                    .iter()
+                    .any(|m| e.to_string().contains(m)) =>
+            {
+                StoreError::Locked(path.clone())
+            }
+            other => other,
+        })?;
         let meta = db
             .cf_handle(Table::Meta.name())
             .ok_or_else(|| CorruptionError::msg("missing meta table"))?;

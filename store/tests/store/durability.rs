@@ -379,3 +379,16 @@ fn open_refuses_another_format_version_and_keeps_the_data() {
     let store = TempStore::from_parts(dir);
     assert_eq!(dump(&store), before, "the refused open changed nothing");
 }
+
+#[test]
+fn a_store_open_elsewhere_is_reported_as_in_use() {
+    let store = TempStore::new();
+    let error = Store::open(store.path(), StoreOptions::default())
+        .err()
+        .expect("a second open of the same store must fail");
+    assert!(
+        matches!(error, StoreError::Locked(_)),
+        "expected Locked, got {error:?}"
+    );
+    assert!(error.to_string().contains("in use by another process"));
+}
