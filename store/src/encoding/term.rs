@@ -57,6 +57,15 @@ impl TermKind {
         })
     }
 
+    /// The kind of dictionary id a term gets when it is not inlined.
+    pub fn of_dictionary_term(term: TermRef<'_>) -> Self {
+        match term {
+            TermRef::NamedNode(_) => Self::Iri,
+            TermRef::BlankNode(_) => Self::NamedBlank,
+            _ => Self::Literal,
+        }
+    }
+
     /// Whether ids of this kind have an entry in the dictionary.
     pub fn is_in_dictionary(self) -> bool {
         matches!(self, Self::Iri | Self::NamedBlank | Self::Literal)

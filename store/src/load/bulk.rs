@@ -8,7 +8,7 @@
 //! without storing anything, so that a syntax error still leaves the store untouched.
 
 use super::chunk::Encoder;
-use super::{describe_parse_error, parser_for, Input, ParseOptions, REPORTED_ERRORS};
+use super::{describe_parse_error, parser_for, Input, ParseOptions, RdfFormat, REPORTED_ERRORS};
 use crate::error::StoreError;
 use crate::store::Store;
 use oxrdf::Quad;
@@ -111,20 +111,7 @@ impl<'a> BulkLoader<'a> {
         let mut last_progress = Instant::now();
         let mut result = Ok(());
         for input in inputs {
-            let format = self
-                .options
-                .format
-                .or_else(|| input.format())
-                .ok_or_else(|| {
-                    StoreError::Format(format!(
-                        "{}: cannot tell the RDF syntax from the file name; use --format",
-                        input.name()
-                    ))
-                })?;
-            let options = ParseOptions {
-                format: Some(format),
-                ..self.options.clone()
-            };
+            let (format, options) = self.options_for(input)?;
             let reader = input.open(Some(Arc::clone(&bytes_read)))?;
             let parser = parser_for(format, &options)?;
             let name = input.name();
@@ -225,20 +212,30 @@ impl<'a> BulkLoader<'a> {
         }
     }
 
+    /// The parse options of one input: the loader's, with the syntax told by `--format` or by
+    /// the file name.
+    fn options_for(&self, input: &Input) -> Result<(RdfFormat, ParseOptions), StoreError> {
+        let format = self
+            .options
+            .format
+            .or_else(|| input.format())
+            .ok_or_else(|| {
+                StoreError::Format(format!(
+                    "{}: cannot tell the RDF syntax from the file name; use --format",
+                    input.name()
+                ))
+            })?;
+        let options = ParseOptions {
+            format: Some(format),
+            ..self.options.clone()
+        };
+        Ok((format, options))
+    }
+
     /// Parses every input once without storing anything; the first syntax error fails.
     fn validate(&self, inputs: &[Input]) -> Result<(), StoreError> {
         for input in inputs {
-            let format = self
-                .options
-                .format
-                .or_else(|| input.format())
-                .ok_or_else(|| {
-                    StoreError::Format(format!("{}: unknown RDF syntax", input.name()))
-                })?;
-            let options = ParseOptions {
-                format: Some(format),
-                ..self.options.clone()
-            };
+            let (format, options) = self.options_for(input)?;
             for quad in parser_for(format, &options)?.for_reader(input.open(None)?) {
                 quad.map_err(|e| describe_parse_error(&input.name(), &e))?;
             }

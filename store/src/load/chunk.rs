@@ -98,12 +98,7 @@ impl<'a> Encoder<'a> {
         let (id, is_new) = match existing {
             Some(id) => (id, false),
             None => {
-                let kind = match term {
-                    TermRef::NamedNode(_) => TermKind::Iri,
-                    TermRef::BlankNode(_) => TermKind::NamedBlank,
-                    _ => TermKind::Literal,
-                };
-                let id = TermId::new(kind, self.next_dictionary_id);
+                let id = TermId::new(TermKind::of_dictionary_term(term), self.next_dictionary_id);
                 self.next_dictionary_id += 1;
                 (id, true)
             }

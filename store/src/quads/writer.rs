@@ -159,12 +159,7 @@ impl<'a> Transaction<'a> {
         let id = match found {
             Some(id) => id,
             None => {
-                let kind = match term {
-                    TermRef::NamedNode(_) => TermKind::Iri,
-                    TermRef::BlankNode(_) => TermKind::NamedBlank,
-                    _ => TermKind::Literal,
-                };
-                let id = TermId::new(kind, self.next_dictionary_id);
+                let id = TermId::new(TermKind::of_dictionary_term(term), self.next_dictionary_id);
                 self.next_dictionary_id += 1;
                 self.overlay.new_terms.insert(bytes.clone(), id);
                 self.overlay.new_terms_by_id.insert(id, term.into_owned());
