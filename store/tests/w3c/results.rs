@@ -2,6 +2,9 @@
 //! file (`.srx`, `.srj`, `.tsv`, or an RDF graph: an `rs:ResultSet` or a CONSTRUCT result).
 //!
 //! Solutions compare as multisets under one blank node bijection for the whole result;
+//! numeric literals compare by value within their datatype (`"3.21E4"^^xsd:double` equals
+//! `"32100"^^xsd:double`): the lexical form of a number the engine *computes* is its own choice,
+//! while stored literals keep theirs exactly (the store's tests check that separately);
 //! rows are checked in order when the expected file numbers them (`rs:index`) or when the
 //! query sorts on projected variables. Graphs compare by isomorphism (canonical blank nodes).
 
@@ -44,7 +47,7 @@ impl Solutions {
                 let mut row = vec![None; variables.len()];
                 for (variable, value) in bindings {
                     if let Ok(i) = variables.binary_search(variable) {
-                        row[i] = Some(value.clone());
+                        row[i] = Some(comparable(value));
                     }
                 }
                 row
@@ -56,6 +59,67 @@ impl Solutions {
             indexed,
         }
     }
+}
+
+/// The term with a numeric literal's lexical form made canonical within its datatype, so
+/// that numbers compare by value.
+fn comparable(term: &Term) -> Term {
+    let Term::Literal(literal) = term else {
+        return term.clone();
+    };
+    let datatype = literal.datatype().as_str();
+    let Some(local) = datatype.strip_prefix("http://www.w3.org/2001/XMLSchema#") else {
+        return term.clone();
+    };
+    let value = literal.value().trim();
+    let canonical = match local {
+        "double" | "float" => value
+            .replace("INF", "inf")
+            .parse::<f64>()
+            .ok()
+            .map(|v| format!("{v:e}")),
+        "decimal" => canonical_decimal(value),
+        "integer" | "int" | "long" | "short" | "byte" | "nonNegativeInteger"
+        | "positiveInteger" | "negativeInteger" | "nonPositiveInteger" | "unsignedLong"
+        | "unsignedInt" | "unsignedShort" | "unsignedByte" => {
+            value.parse::<i128>().ok().map(|v| v.to_string())
+        }
+        _ => None,
+    };
+    match canonical {
+        Some(canonical) => Literal::new_typed_literal(canonical, literal.datatype()).into(),
+        None => term.clone(),
+    }
+}
+
+/// `+01.50` → `1.5`, `3` → `3`, `-0.0` → `0`; `None` if not a decimal.
+fn canonical_decimal(value: &str) -> Option<String> {
+    let (negative, digits) = match value.as_bytes().first()? {
+        b'-' => (true, &value[1..]),
+        b'+' => (false, &value[1..]),
+        _ => (false, value),
+    };
+    let (integer, fraction) = digits.split_once('.').unwrap_or((digits, ""));
+    if !integer
+        .bytes()
+        .chain(fraction.bytes())
+        .all(|b| b.is_ascii_digit())
+        || integer.len() + fraction.len() == 0
+    {
+        return None;
+    }
+    let integer = integer.trim_start_matches('0');
+    let fraction = fraction.trim_end_matches('0');
+    let mut out = String::new();
+    if negative && !(integer.is_empty() && fraction.is_empty()) {
+        out.push('-');
+    }
+    out.push_str(if integer.is_empty() { "0" } else { integer });
+    if !fraction.is_empty() {
+        out.push('.');
+        out.push_str(fraction);
+    }
+    Some(out)
 }
 
 /// Results of any query form.
@@ -436,6 +500,7 @@ pub fn side_by_side(mut expected: Vec<String>, mut actual: Vec<String>) -> Strin
 #[cfg(test)]
 mod tests {
     use super::*;
+    use oxrdf::vocab::xsd;
 
     fn blank(label: &str) -> Term {
         BlankNode::new_unchecked(label).into()
@@ -465,6 +530,31 @@ mod tests {
         let two_nodes = solutions(&[[&y, &one], [&z, &two]]);
         assert!(compare(&expected, &same_node, &RowOrder::Any).is_ok());
         assert!(compare(&expected, &two_nodes, &RowOrder::Any).is_err());
+    }
+
+    #[test]
+    fn numbers_compare_by_value_within_their_datatype() {
+        let typed = |value: &str, datatype| Term::from(Literal::new_typed_literal(value, datatype));
+        assert_eq!(
+            comparable(&typed("3.21E4", xsd::DOUBLE)),
+            comparable(&typed("32100", xsd::DOUBLE))
+        );
+        assert_eq!(
+            comparable(&typed("+01.50", xsd::DECIMAL)),
+            typed("1.5", xsd::DECIMAL)
+        );
+        assert_eq!(
+            comparable(&typed("007", xsd::INTEGER)),
+            typed("7", xsd::INTEGER)
+        );
+        assert_ne!(
+            comparable(&typed("1", xsd::INTEGER)),
+            comparable(&typed("1", xsd::DECIMAL))
+        );
+        assert_eq!(
+            comparable(&typed("abc", xsd::DECIMAL)),
+            typed("abc", xsd::DECIMAL)
+        );
     }
 
     #[test]
