@@ -6,6 +6,7 @@
 
 use crate::encoding::{decode_term_bytes, TermId};
 use crate::error::{CorruptionError, StoreError};
+use crate::kv::Table;
 use oxrdf::Term;
 use xxhash_rust::xxh3::xxh3_128;
 
@@ -28,6 +29,28 @@ pub fn lookup_key(term_bytes: &[u8]) -> Vec<u8> {
 /// Whether the key holds a hash (its value may list several ids to check).
 pub fn is_hashed_key(key: &[u8]) -> bool {
     key.first() == Some(&HASHED_KEY_TAG)
+}
+
+/// Finds the id of a dictionary term from its bytes, reading tables through `get` (a
+/// snapshot for readers, the latest state for the writer, which holds the writer lock).
+pub fn find_id(
+    bytes: &[u8],
+    mut get: impl FnMut(Table, &[u8]) -> Result<Option<Vec<u8>>, StoreError>,
+) -> Result<Option<TermId>, StoreError> {
+    let key = lookup_key(bytes);
+    let Some(value) = get(Table::TermToId, &key)? else {
+        return Ok(None);
+    };
+    let ids = decode_ids(&value)?;
+    if !is_hashed_key(&key) {
+        return Ok(ids.first().copied());
+    }
+    for id in ids {
+        if get(Table::IdToTerm, &id.to_be_bytes())?.as_deref() == Some(bytes) {
+            return Ok(Some(id));
+        }
+    }
+    Ok(None)
 }
 
 /// Reads the ids of a `term2id` value.

@@ -268,6 +268,17 @@ impl Store {
             .expect("every table is opened with the store")
     }
 
+    /// The id of a committed dictionary term, read from the latest state (for the writer,
+    /// which holds the writer lock, so nothing changes underneath).
+    pub(crate) fn committed_term_id(
+        &self,
+        bytes: &[u8],
+    ) -> Result<Option<crate::encoding::TermId>, StoreError> {
+        crate::dictionary::find_id(bytes, |table, key| {
+            Ok(self.db.get_cf(self.cf(table), key)?)
+        })
+    }
+
     pub(crate) fn lock_writer(&self) -> MutexGuard<'_, WriterState> {
         // A panic while writing leaves no partial commit behind (batches are atomic), so the
         // state under a poisoned lock is still the committed one.

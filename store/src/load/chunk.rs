@@ -91,7 +91,7 @@ impl<'a> Encoder<'a> {
             return Ok(*id);
         }
         let existing = if self.store_has_terms {
-            self.store.reader().dictionary_lookup(&self.buffer)?
+            self.store.committed_term_id(&self.buffer)?
         } else {
             None
         };

@@ -1,7 +1,7 @@
 //! Read views: a RocksDB snapshot, optionally with a transaction's uncommitted changes on top.
 
 use crate::changes::SequenceNumber;
-use crate::dictionary::{decode_ids, decode_term, is_hashed_key, lookup_key};
+use crate::dictionary::{decode_term, find_id};
 use crate::encoding::{encode_term_bytes, inline_id, EncodedQuad, Permutation, TermId, TermKind};
 use crate::error::{CorruptionError, StoreError};
 use crate::kv::{meta_key, Table, QUAD_PREFIX_LEN};
@@ -151,20 +151,7 @@ impl<'a> Reader<'a> {
     }
 
     pub(crate) fn dictionary_lookup(&self, bytes: &[u8]) -> Result<Option<TermId>, StoreError> {
-        let key = lookup_key(bytes);
-        let Some(value) = self.get(Table::TermToId, &key)? else {
-            return Ok(None);
-        };
-        let ids = decode_ids(&value)?;
-        if !is_hashed_key(&key) {
-            return Ok(ids.first().copied());
-        }
-        for id in ids {
-            if self.get(Table::IdToTerm, &id.to_be_bytes())?.as_deref() == Some(bytes) {
-                return Ok(Some(id));
-            }
-        }
-        Ok(None)
+        find_id(bytes, |table, key| self.get(table, key))
     }
 
     /// The id of any term: the stored one, or a transient id valid for this reader only.

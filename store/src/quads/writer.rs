@@ -143,20 +143,7 @@ impl<'a> Transaction<'a> {
         }
         let mut bytes = std::mem::take(&mut self.term_buffer);
         encode_term_bytes(term, &mut bytes);
-        let found = match self.overlay.new_terms.get(&bytes) {
-            Some(id) => Some(*id),
-            None => match self.state.term_cache.get(&bytes) {
-                Some(id) => Some(id),
-                None => {
-                    let id = self.committed_term_id(&bytes)?;
-                    if let Some(id) = id {
-                        self.state.term_cache.insert(&bytes, id);
-                    }
-                    id
-                }
-            },
-        };
-        let id = match found {
+        let id = match self.known_term_id(&bytes)? {
             Some(id) => id,
             None => {
                 let id = TermId::new(TermKind::of_dictionary_term(term), self.next_dictionary_id);
@@ -191,26 +178,20 @@ impl<'a> Transaction<'a> {
         }
     }
 
-    fn committed_term_id(&self, bytes: &[u8]) -> Result<Option<TermId>, StoreError> {
-        let db = self.store.db();
-        let key = lookup_key(bytes);
-        let Some(value) = db.get_cf(self.store.cf(Table::TermToId), &key)? else {
-            return Ok(None);
-        };
-        let ids = decode_ids(&value)?;
-        if !is_hashed_key(&key) {
-            return Ok(ids.first().copied());
+    /// The id of a dictionary term this transaction added or the store holds, without a
+    /// snapshot: the writer lock keeps the committed state still.
+    fn known_term_id(&mut self, bytes: &[u8]) -> Result<Option<TermId>, StoreError> {
+        if let Some(id) = self.overlay.new_terms.get(bytes) {
+            return Ok(Some(*id));
         }
-        for id in ids {
-            if db
-                .get_cf(self.store.cf(Table::IdToTerm), id.to_be_bytes())?
-                .as_deref()
-                == Some(bytes)
-            {
-                return Ok(Some(id));
-            }
+        if let Some(id) = self.state.term_cache.get(bytes) {
+            return Ok(Some(id));
         }
-        Ok(None)
+        let id = self.store.committed_term_id(bytes)?;
+        if let Some(id) = id {
+            self.state.term_cache.insert(bytes, id);
+        }
+        Ok(id)
     }
 
     /// The id of a graph name, adding it to the dictionary if it is new.
@@ -365,7 +346,9 @@ impl<'a> Transaction<'a> {
         }
         let store = self.store;
         let db = store.db();
-        let rdf_type = self.reader().term_id(rdf::TYPE.into())?;
+        let mut type_bytes = Vec::new();
+        encode_term_bytes(rdf::TYPE.into(), &mut type_bytes);
+        let rdf_type = self.known_term_id(&type_bytes)?;
         let mut batch = WriteBatch::default();
         let mut term_deltas: FxHashMap<TermId, UsageDelta> = FxHashMap::default();
         let mut term_graph_deltas: FxHashMap<(TermId, TermId), i64> = FxHashMap::default();
