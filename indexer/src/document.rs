@@ -10,21 +10,27 @@ use crate::settings::IndexSettings;
 use lodestone_store::model::vocab::{rdf, xsd};
 use lodestone_store::model::{NamedNodeRef, Term};
 use lodestone_store::{EncodedQuad, Reader, TermId, TermKind};
+use std::cell::RefCell;
 use std::collections::{BTreeSet, HashMap};
 use tantivy::tokenizer::{TextAnalyzer, TokenizerManager};
 use tantivy::TantivyDocument;
 
 /// The ids of the properties the index treats specially, resolved against one reader (a
 /// property's id changes only if it leaves the store and comes back, so resolving per batch
-/// is enough).
-#[derive(Debug, Clone, Default)]
+/// is enough). Properties not configured but whose local name is label-like (`name`,
+/// `title`, …) count as labels after every configured one; likewise for descriptions.
+#[derive(Debug, Default)]
 pub(crate) struct Vocabulary {
-    /// Label property → priority (0 is best).
-    pub labels: HashMap<TermId, usize>,
-    /// Description property → priority (0 is best).
-    pub descriptions: HashMap<TermId, usize>,
+    /// Configured label property → priority (0 is best).
+    labels: HashMap<TermId, usize>,
+    /// Configured description property → priority (0 is best).
+    descriptions: HashMap<TermId, usize>,
     /// `rdf:type`.
     pub rdf_type: Option<TermId>,
+    label_local_names: Vec<String>,
+    description_local_names: Vec<String>,
+    /// Label and description priority of properties already looked at.
+    seen: RefCell<HashMap<TermId, (Option<usize>, Option<usize>)>>,
 }
 
 impl Vocabulary {
@@ -49,7 +55,56 @@ impl Vocabulary {
             labels: ranked(&settings.label_predicates)?,
             descriptions: ranked(&settings.description_predicates)?,
             rdf_type: reader.term_id(rdf::TYPE.into())?,
+            label_local_names: settings.label_local_names.clone(),
+            description_local_names: settings.description_local_names.clone(),
+            seen: RefCell::default(),
         })
+    }
+
+    /// The label priority of a property (`None`: not a label property).
+    pub fn label_priority(
+        &self,
+        reader: &Reader<'_>,
+        predicate: TermId,
+    ) -> Result<Option<usize>, IndexError> {
+        Ok(self.classify(reader, predicate)?.0)
+    }
+
+    /// The description priority of a property (`None`: not a description property).
+    pub fn description_priority(
+        &self,
+        reader: &Reader<'_>,
+        predicate: TermId,
+    ) -> Result<Option<usize>, IndexError> {
+        Ok(self.classify(reader, predicate)?.1)
+    }
+
+    fn classify(
+        &self,
+        reader: &Reader<'_>,
+        predicate: TermId,
+    ) -> Result<(Option<usize>, Option<usize>), IndexError> {
+        if let Some(known) = self.seen.borrow().get(&predicate) {
+            return Ok(*known);
+        }
+        let mut label = self.labels.get(&predicate).copied();
+        let mut description = self.descriptions.get(&predicate).copied();
+        if label.is_none() && description.is_none() {
+            if let Term::NamedNode(node) = reader.term(predicate)? {
+                let local = node.as_str().rsplit(['/', '#']).next().unwrap_or_default();
+                let matches =
+                    |names: &[String]| names.iter().any(|n| n.eq_ignore_ascii_case(local));
+                if matches(&self.label_local_names) {
+                    label = Some(self.labels.len().max(1) + 100);
+                } else if matches(&self.description_local_names) {
+                    description = Some(self.descriptions.len().max(1) + 100);
+                }
+            }
+        }
+        self.seen
+            .borrow_mut()
+            .insert(predicate, (label, description));
+        Ok((label, description))
     }
 }
 
@@ -120,7 +175,10 @@ impl<'f> DocumentBuilder<'f> {
                 continue;
             };
             has_text = true;
-            let is_label = self.vocabulary.labels.contains_key(&quad.predicate);
+            let is_label = self
+                .vocabulary
+                .label_priority(reader, quad.predicate)?
+                .is_some();
             if is_label {
                 doc.add_text(f.label, text);
                 let folded = words(&mut self.analyzer, text);

@@ -96,11 +96,11 @@ impl EntityText {
             if out.literals.contains(&literal) {
                 continue;
             }
-            if let Some(priority) = vocabulary.labels.get(&quad.predicate) {
-                out.labels.push((literal.clone(), *priority));
+            if let Some(priority) = vocabulary.label_priority(reader, quad.predicate)? {
+                out.labels.push((literal.clone(), priority));
             }
-            if let Some(priority) = vocabulary.descriptions.get(&quad.predicate) {
-                out.descriptions.push((literal.clone(), *priority));
+            if let Some(priority) = vocabulary.description_priority(reader, quad.predicate)? {
+                out.descriptions.push((literal.clone(), priority));
             }
             out.literals.push(literal);
         }

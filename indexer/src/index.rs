@@ -1,7 +1,8 @@
 //! The index folder: open or create, catch up with the store's change log, rebuild.
 //!
 //! Invariant: the payload of the last tantivy commit says which store sequence number the
-//! committed documents reflect (`lodestone-text-index <version> <sequence>`). Documents are
+//! committed documents reflect (`lodestone-text-index <version> <sequence> <fingerprint>`,
+//! the last being a hash of the settings that shape documents). Documents are
 //! built from a store snapshot taken after the change log was read, so they are never older
 //! than the sequence recorded; re-applying a change is harmless (delete, then add). A folder
 //! without that payload, of another version or with another schema is rebuilt from scratch.
@@ -65,9 +66,9 @@ impl TextIndex {
         let (schema, fields) = Fields::build();
         let existing = if path.join("meta.json").exists() {
             match Index::open_in_dir(&path) {
-                Ok(index) if index.schema() == schema => {
-                    read_payload(&index)?.map(|sequence| (index, sequence))
-                }
+                Ok(index) if index.schema() == schema => read_payload(&index)?
+                    .filter(|(_, fingerprint)| *fingerprint == settings.fingerprint())
+                    .map(|(sequence, _)| (index, sequence)),
                 _ => None,
             }
         } else {
@@ -296,7 +297,8 @@ impl TextIndex {
     ) -> Result<(), IndexError> {
         let mut prepared = writer.prepare_commit()?;
         prepared.set_payload(&format!(
-            "{PAYLOAD_PREFIX} {INDEX_FORMAT_VERSION} {sequence}"
+            "{PAYLOAD_PREFIX} {INDEX_FORMAT_VERSION} {sequence} {:016x}",
+            self.settings.fingerprint()
         ));
         prepared.commit()?;
         self.reader.reload()?;
@@ -323,20 +325,24 @@ impl TextIndex {
     }
 }
 
-/// The sequence recorded in the last commit, if it was written by this version.
-fn read_payload(index: &Index) -> Result<Option<SequenceNumber>, IndexError> {
+/// The sequence and settings fingerprint recorded in the last commit, if it was written by
+/// this version.
+fn read_payload(index: &Index) -> Result<Option<(SequenceNumber, u64)>, IndexError> {
     let metas = index.load_metas()?;
     let Some(payload) = metas.payload else {
         return Ok(None);
     };
     let mut parts = payload.split(' ');
-    let (Some(PAYLOAD_PREFIX), Some(version), Some(sequence)) =
-        (parts.next(), parts.next(), parts.next())
+    let (Some(PAYLOAD_PREFIX), Some(version), Some(sequence), Some(fingerprint)) =
+        (parts.next(), parts.next(), parts.next(), parts.next())
     else {
         return Ok(None);
     };
     if version.parse::<u32>().ok() != Some(INDEX_FORMAT_VERSION) {
         return Ok(None);
     }
-    Ok(sequence.parse().ok())
+    Ok(sequence
+        .parse()
+        .ok()
+        .zip(u64::from_str_radix(fingerprint, 16).ok()))
 }

@@ -166,14 +166,14 @@ impl<'a> IndexSearcher<'a> {
         let mut analyzer = self.analyzer(FOLD);
         for (score, address) in top.into_iter().take(request.limit) {
             let id = self.entity_id(address)?;
-            let Some(mut hit) = self.hit(reader, &vocabulary, id, score, &request.langs)? else {
+            let Some((mut hit, text)) = self.hit(reader, &vocabulary, id, score, &request.langs)?
+            else {
                 page.total = page.total.saturating_sub(1);
                 continue;
             };
-            let text = EntityText::load(reader, &vocabulary, id)?;
             if let Some(snippet) = best_snippet(
                 &text.literals,
-                |p| vocabulary.labels.contains_key(&p),
+                |p| text.labels.iter().any(|(l, _)| l.predicate == p),
                 &matcher,
                 &mut analyzer,
             ) {
@@ -229,7 +229,7 @@ impl<'a> IndexSearcher<'a> {
         let mut hits = Vec::with_capacity(top.len());
         for (score, address) in top {
             let id = self.entity_id(address)?;
-            if let Some(hit) = self.hit(reader, &vocabulary, id, score, &request.langs)? {
+            if let Some((hit, _)) = self.hit(reader, &vocabulary, id, score, &request.langs)? {
                 hits.push(hit);
             }
         }
@@ -258,7 +258,7 @@ impl<'a> IndexSearcher<'a> {
         let mut hits = Vec::with_capacity(top.len());
         for (score, address) in top {
             let id = self.entity_id(address)?;
-            if let Some(hit) = self.hit(reader, &vocabulary, id, score, langs)? {
+            if let Some((hit, _)) = self.hit(reader, &vocabulary, id, score, langs)? {
                 hits.push(hit);
             }
         }
@@ -294,7 +294,7 @@ impl<'a> IndexSearcher<'a> {
         Ok(out)
     }
 
-    /// The summary of one entity, or `None` if the snapshot no longer has it.
+    /// The summary of one entity and its text, or `None` if the snapshot no longer has it.
     fn hit(
         &self,
         reader: &Reader<'_>,
@@ -302,7 +302,7 @@ impl<'a> IndexSearcher<'a> {
         id: TermId,
         score: f32,
         langs: &[String],
-    ) -> Result<Option<SearchHit>, IndexError> {
+    ) -> Result<Option<(SearchHit, EntityText)>, IndexError> {
         let text = EntityText::load(reader, vocabulary, id)?;
         if !text.exists {
             return Ok(None);
@@ -314,7 +314,7 @@ impl<'a> IndexSearcher<'a> {
         for class in &text.classes {
             classes.extend(iri_of(reader, *class)?);
         }
-        Ok(Some(SearchHit {
+        let hit = SearchHit {
             id,
             iri,
             label: text.best_label(langs),
@@ -324,7 +324,8 @@ impl<'a> IndexSearcher<'a> {
             in_degree: reader.usage(id)?.as_object,
             snippet: None,
             snippet_property: None,
-        }))
+        };
+        Ok(Some((hit, text)))
     }
 
     fn entity_id(&self, address: DocAddress) -> Result<TermId, IndexError> {

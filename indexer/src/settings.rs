@@ -8,6 +8,11 @@ pub struct IndexSettings {
     pub label_predicates: Vec<String>,
     /// Description properties, most preferred first (search hits show the first found).
     pub description_predicates: Vec<String>,
+    /// Local names (after the last `/` or `#`, any case) that make any other property a
+    /// label property, ranked after the configured ones (`http://example.org/name`).
+    pub label_local_names: Vec<String>,
+    /// Local names that make any other property a description property.
+    pub description_local_names: Vec<String>,
     /// Words never indexed nor searched (after lower-casing and accent folding).
     pub stop_words: Vec<String>,
     /// Ranking weights.
@@ -87,6 +92,8 @@ impl Default for IndexSettings {
                 "http://www.w3.org/2000/01/rdf-schema#comment",
                 "http://www.w3.org/2004/02/skos/core#scopeNote",
             ]),
+            label_local_names: strings(&["name", "label", "title", "prefLabel"]),
+            description_local_names: strings(&["description", "abstract", "comment", "definition"]),
             stop_words: Vec::new(),
             weights: RankingWeights::default(),
             max_query_chars: 500,
@@ -97,6 +104,22 @@ impl Default for IndexSettings {
 }
 
 impl IndexSettings {
+    /// A hash of the settings that shape documents (label and description properties, stop
+    /// words): an index built with other ones is rebuilt at open.
+    pub fn fingerprint(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        (
+            &self.label_predicates,
+            &self.description_predicates,
+            &self.label_local_names,
+            &self.description_local_names,
+            &self.stop_words,
+        )
+            .hash(&mut hasher);
+        hasher.finish()
+    }
+
     /// Replaces the label properties (most preferred first).
     pub fn with_label_predicates(mut self, predicates: Vec<String>) -> Self {
         self.label_predicates = predicates;

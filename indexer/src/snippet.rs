@@ -110,7 +110,7 @@ pub(crate) fn best_snippet(
     matcher: &WordMatcher,
     analyzer: &mut TextAnalyzer,
 ) -> Option<Snippet> {
-    let mut best: Option<(usize, bool, &LiteralText, Vec<Range<usize>>)> = None;
+    let mut best: Option<(usize, bool, &LiteralText, Vec<(Range<usize>, usize)>)> = None;
     for literal in literals {
         let mut matched = Vec::new();
         let mut ranges = Vec::new();
@@ -119,7 +119,7 @@ pub(crate) fn best_snippet(
                 if !matched.contains(&i) {
                     matched.push(i);
                 }
-                ranges.push(range);
+                ranges.push((range, i));
             }
         }
         if matched.is_empty() {
@@ -137,16 +137,34 @@ pub(crate) fn best_snippet(
     Some(cut(literal, &ranges))
 }
 
-fn cut(literal: &LiteralText, ranges: &[Range<usize>]) -> Snippet {
+/// Cuts the literal to the window that holds the most distinct query words (the earliest such
+/// window on a tie), with some context before its first match.
+fn cut(literal: &LiteralText, matches: &[(Range<usize>, usize)]) -> Snippet {
     let text = &literal.text;
+    let ranges: Vec<Range<usize>> = matches.iter().map(|(r, _)| r.clone()).collect();
     if text.len() <= SNIPPET_BYTES {
         return Snippet {
             property: literal.predicate,
             text: text.clone(),
-            highlights: ranges.to_vec(),
+            highlights: ranges,
         };
     }
-    let first = ranges.first().map_or(0, |r| r.start);
+    let span = SNIPPET_BYTES - LEAD_BYTES;
+    let mut first = 0;
+    let mut best_count = 0;
+    for (range, _) in matches {
+        let mut words: Vec<usize> = matches
+            .iter()
+            .filter(|(r, _)| r.start >= range.start && r.end <= range.start + span)
+            .map(|(_, w)| *w)
+            .collect();
+        words.sort_unstable();
+        words.dedup();
+        if words.len() > best_count {
+            best_count = words.len();
+            first = range.start;
+        }
+    }
     let mut start = first.saturating_sub(LEAD_BYTES);
     while !text.is_char_boundary(start) {
         start -= 1;
@@ -211,6 +229,28 @@ mod tests {
         .expect("a snippet");
         assert!(snippet.text.starts_with('…') && snippet.text.ends_with('…'));
         assert!(snippet.to_html().contains("<b>needle</b>"));
+    }
+
+    #[test]
+    fn the_window_holds_the_most_query_words() {
+        let text = format!(
+            "needle {} pin and needle {}",
+            "hay ".repeat(100),
+            "hay ".repeat(100)
+        );
+        let matcher = WordMatcher {
+            words: vec!["needle".into(), "pin".into()],
+            prefixes: vec![],
+        };
+        let snippet = best_snippet(
+            &[literal(&text)],
+            |_| false,
+            &matcher,
+            &mut folding_analyzer(&[]),
+        )
+        .expect("a snippet");
+        let html = snippet.to_html();
+        assert!(html.contains("<b>pin</b> and <b>needle</b>"), "{html}");
     }
 
     #[test]
