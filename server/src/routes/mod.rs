@@ -3,6 +3,7 @@
 
 pub mod graph_store;
 pub mod health;
+pub mod pages;
 pub mod sparql;
 
 use crate::state::AppState;
@@ -19,6 +20,7 @@ pub fn app(state: AppState) -> Router {
         .merge(sparql::router(&state))
         .merge(graph_store::router(&state))
         .merge(health::router())
+        .merge(pages::router())
         .layer(middleware::from_fn_with_state(state.clone(), track))
         .with_state(state)
 }

@@ -4,9 +4,11 @@
 //! - `bsbm-queries` / `bsbm-run`: the BSBM explore query mix with parameters drawn from the
 //!   data (the same query file is run against pyoxigraph by `bench/bsbm.sh`);
 //! - `replace-http`: named-graph replacements per second over HTTP (SPARQL Update) with a
-//!   concurrent reader's latencies, and the time to stream a large SPARQL XML result.
+//!   concurrent reader's latencies, and the time to stream a large SPARQL XML result;
+//! - `pages`: HTML entity pages per second and their latency under `wrk`.
 
 mod bsbm;
+mod pages;
 mod replace_http;
 mod rng;
 mod trickle;
@@ -71,6 +73,9 @@ enum Command {
     /// Replace named graphs over HTTP with SPARQL Update while a reader runs SELECTs, then time
     /// a large SPARQL XML result (the real server, in-process on 127.0.0.1:0).
     ReplaceHttp(replace_http::ReplaceHttpArgs),
+    /// HTML entity pages per second and their latency under wrk, for typical entities and for
+    /// the most-linked one (the real server, in-process on 127.0.0.1:0).
+    Pages(pages::PagesArgs),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -93,5 +98,6 @@ fn main() -> anyhow::Result<()> {
             warmup,
         } => bsbm::run(&data, &queries, warmup),
         Command::ReplaceHttp(args) => replace_http::run(&args),
+        Command::Pages(args) => pages::run(&args),
     }
 }
