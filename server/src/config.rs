@@ -101,6 +101,29 @@ pub struct ServeArgs {
     /// [toml: allow_load_folder]
     #[arg(long, env = "LODESTONE_ALLOW_LOAD_FOLDER", value_name = "DIR")]
     pub allow_load_folder: Option<PathBuf>,
+    /// `/resource/{path}` answers with the representation itself (with Content-Location)
+    /// instead of a 303 redirect to /page/ or /data/ [default: false] [toml: resource_in_place]
+    #[arg(long, env = "LODESTONE_RESOURCE_IN_PLACE", value_name = "BOOL", num_args = 0..=1,
+          require_equals = true, default_missing_value = "true",
+          value_parser = clap::builder::BoolishValueParser::new())]
+    pub resource_in_place: Option<bool>,
+    /// Language of labels when a request names none (?lang=, Accept-Language) [default: en]
+    /// [toml: default_language]
+    #[arg(long, env = "LODESTONE_DEFAULT_LANGUAGE", value_name = "TAG")]
+    pub default_language: Option<String>,
+    /// Label properties of entity pages, comma-separated IRIs, most preferred first
+    /// [default: skos:prefLabel, rdfs:label, foaf:name, schema:name, dcterms:title, dc:title,
+    /// skos:altLabel] [toml: label_properties]
+    #[arg(
+        long,
+        env = "LODESTONE_LABEL_PROPERTIES",
+        value_name = "IRIS",
+        value_delimiter = ','
+    )]
+    pub label_properties: Option<Vec<String>>,
+    /// Site name in the header of HTML pages [default: Lodestone] [toml: site_name]
+    #[arg(long, env = "LODESTONE_SITE_NAME", value_name = "NAME")]
+    pub site_name: Option<String>,
 }
 
 /// `lodestone.toml`: the same keys as the long options, with `_` for `-`.
@@ -139,6 +162,14 @@ pub struct FileConfig {
     pub allow_load_folder: Option<PathBuf>,
     /// The `[search]` table: text index settings.
     pub search: Option<crate::text_index::SearchFileConfig>,
+    /// See `--resource-in-place`.
+    pub resource_in_place: Option<bool>,
+    /// See `--default-language`.
+    pub default_language: Option<String>,
+    /// See `--label-properties`.
+    pub label_properties: Option<Vec<String>>,
+    /// See `--site-name`.
+    pub site_name: Option<String>,
 }
 
 /// A size in bytes, written as a number or with a unit (`10MB`, `512KiB`, `1G`); units are
@@ -230,6 +261,8 @@ pub struct ServerSettings {
     pub load_folder: Option<PathBuf>,
     /// Base IRI for relative IRIs in queries and updates.
     pub base_iri: Option<String>,
+    /// Entity pages and documents.
+    pub pages: crate::routes::pages::settings::PageSettings,
 }
 
 impl Default for ServerSettings {
@@ -244,6 +277,7 @@ impl Default for ServerSettings {
             union_default_graph: true,
             load_folder: None,
             base_iri: None,
+            pages: crate::routes::pages::settings::PageSettings::default(),
         }
     }
 }
@@ -306,6 +340,12 @@ impl ServerSettings {
     /// The base IRI for relative IRIs in queries and updates.
     pub fn with_base_iri(mut self, iri: impl Into<String>) -> Self {
         self.base_iri = Some(iri.into());
+        self
+    }
+
+    /// Entity page settings.
+    pub fn with_pages(mut self, pages: crate::routes::pages::settings::PageSettings) -> Self {
+        self.pages = pages;
         self
     }
 }
@@ -567,6 +607,8 @@ impl Config {
             }
         };
 
+        let pages = resolve_pages(args, file, path)?;
+
         Ok(Self {
             data,
             bind,
@@ -582,11 +624,72 @@ impl Config {
                 union_default_graph,
                 load_folder,
                 base_iri,
+                pages,
             },
             config_file: None,
             text_index: file.search.clone().unwrap_or_default().settings(),
         })
     }
+}
+
+/// The entity page settings of the command line and config file.
+fn resolve_pages(
+    args: &ServeArgs,
+    file: &FileConfig,
+    path: &Path,
+) -> anyhow::Result<crate::routes::pages::settings::PageSettings> {
+    let mut pages = crate::routes::pages::settings::PageSettings::default();
+    let names = |flag, env| (flag, env);
+    if let Some((in_place, _)) = layer(
+        &args.resource_in_place,
+        &file.resource_in_place,
+        names("--resource-in-place", "LODESTONE_RESOURCE_IN_PLACE"),
+        path,
+    ) {
+        pages.resource_in_place = in_place;
+    }
+    if let Some((tag, origin)) = layer(
+        &args.default_language,
+        &file.default_language,
+        names("--default-language", "LODESTONE_DEFAULT_LANGUAGE"),
+        path,
+    ) {
+        let valid = !tag.is_empty() && tag.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
+        if !valid {
+            bail!(invalid(
+                "default_language",
+                origin,
+                format!("{tag:?} is not a language tag")
+            ));
+        }
+        pages.labels.default_language = tag.to_ascii_lowercase();
+    }
+    if let Some((iris, origin)) = layer(
+        &args.label_properties,
+        &file.label_properties,
+        names("--label-properties", "LODESTONE_LABEL_PROPERTIES"),
+        path,
+    ) {
+        for iri in &iris {
+            oxrdf::NamedNode::new(iri.trim()).map_err(|e| {
+                invalid(
+                    "label_properties",
+                    origin,
+                    format!("{iri:?} is not an absolute IRI: {e}"),
+                )
+            })?;
+        }
+        pages.labels.properties = iris.iter().map(|i| i.trim().to_owned()).collect();
+    }
+    if let Some((name, _)) = layer(
+        &args.site_name,
+        &file.site_name,
+        names("--site-name", "LODESTONE_SITE_NAME"),
+        path,
+    ) {
+        pages.site_name = name;
+    }
+    Ok(pages)
 }
 
 /// Reads and parses a config file; the error names the file, and toml's message names the key.

@@ -42,6 +42,9 @@ pub enum ApiError {
     /// Refused by policy (e.g. `LOAD` from a URL).
     #[error("{0}")]
     Forbidden(String),
+    /// No entity with this IRI is in the store (entity pages and documents).
+    #[error("nothing is known about {0}")]
+    EntityNotFound(String),
     /// The named graph does not exist.
     #[error("the graph {0} does not exist")]
     GraphNotFound(String),
@@ -116,6 +119,7 @@ impl ApiError {
             Self::CrossSiteWrite(_) => ("cross_site_write", StatusCode::FORBIDDEN),
             Self::Forbidden(_) => ("forbidden", StatusCode::FORBIDDEN),
             Self::GraphNotFound(_) => ("graph_not_found", StatusCode::NOT_FOUND),
+            Self::EntityNotFound(_) => ("entity_not_found", StatusCode::NOT_FOUND),
             Self::GraphAlreadyExists(_) => ("graph_exists", StatusCode::CONFLICT),
             Self::NotAcceptable { .. } => ("not_acceptable", StatusCode::NOT_ACCEPTABLE),
             Self::PayloadTooLarge { .. } => ("payload_too_large", StatusCode::PAYLOAD_TOO_LARGE),
@@ -212,6 +216,7 @@ mod tests {
             ApiError::CrossSiteWrite(String::new()),
             ApiError::Forbidden(String::new()),
             ApiError::GraphNotFound(String::new()),
+            ApiError::EntityNotFound(String::new()),
             ApiError::GraphAlreadyExists(String::new()),
             ApiError::NotAcceptable {
                 available: Vec::new(),

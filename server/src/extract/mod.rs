@@ -2,4 +2,5 @@
 
 pub mod auth;
 pub mod negotiate;
+pub mod representation;
 pub mod sparql;

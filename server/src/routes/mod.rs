@@ -5,6 +5,7 @@ pub mod graph_store;
 pub mod health;
 pub mod openapi;
 pub mod search;
+pub mod pages;
 pub mod sparql;
 
 use crate::state::AppState;
@@ -23,6 +24,7 @@ pub fn app(state: AppState) -> Router {
         .merge(health::router())
         .merge(search::router(&state))
         .merge(openapi::router())
+        .merge(pages::router())
         .layer(middleware::from_fn_with_state(state.clone(), track))
         .with_state(state)
 }

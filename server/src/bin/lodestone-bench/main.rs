@@ -4,9 +4,11 @@
 //! - `bsbm-queries` / `bsbm-run`: the BSBM explore query mix with parameters drawn from the
 //!   data (the same query file is run against pyoxigraph by `bench/bsbm.sh`);
 //! - `replace-http`: named-graph replacements per second over HTTP (SPARQL Update) with a
-//!   concurrent reader's latencies, and the time to stream a large SPARQL XML result.
+//!   concurrent reader's latencies, and the time to stream a large SPARQL XML result;
+//! - `pages`: HTML entity pages per second and their latency under `wrk`.
 
 mod bsbm;
+mod pages;
 mod replace_http;
 mod rng;
 mod search;
@@ -74,6 +76,9 @@ enum Command {
     ReplaceHttp(replace_http::ReplaceHttpArgs),
     /// Build the text index of a dump and time searches and type-ahead drawn from its labels.
     Search(search::SearchArgs),
+    /// HTML entity pages per second and their latency under wrk, for typical entities and for
+    /// the most-linked one (the real server, in-process on 127.0.0.1:0).
+    Pages(pages::PagesArgs),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -97,5 +102,6 @@ fn main() -> anyhow::Result<()> {
         } => bsbm::run(&data, &queries, warmup),
         Command::ReplaceHttp(args) => replace_http::run(&args),
         Command::Search(args) => search::run(&args),
+        Command::Pages(args) => pages::run(&args),
     }
 }

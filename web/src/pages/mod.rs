@@ -1,0 +1,4 @@
+//! One module per page template (`templates/pages/*.html`), plus the shared layout.
+
+pub mod entity;
+pub mod layout;
