@@ -1,4 +1,4 @@
-//! The command line: `lodestone serve | load | stats | dump | backup`.
+//! The command line: `lodestone serve | load | stats | dump | backup | restore`.
 
 use crate::commands;
 use crate::config::ServeArgs;
@@ -27,6 +27,8 @@ pub enum Command {
     Dump(DumpArgs),
     /// Write a consistent copy of the store to a folder.
     Backup(BackupArgs),
+    /// Put a backup in place as the store folder (which must be missing or empty).
+    Restore(RestoreArgs),
 }
 
 /// The store folder, shared by every command.
@@ -91,6 +93,16 @@ pub struct BackupArgs {
     pub target: PathBuf,
 }
 
+/// `lodestone restore`.
+#[derive(Debug, Args)]
+pub struct RestoreArgs {
+    #[command(flatten)]
+    /// Store folder to create from the backup.
+    pub data: DataArgs,
+    /// Folder written by `lodestone backup`.
+    pub source: PathBuf,
+}
+
 /// Runs a parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
@@ -99,5 +111,6 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Stats(args) => commands::stats(&args),
         Command::Dump(args) => commands::dump(args),
         Command::Backup(args) => commands::backup(&args),
+        Command::Restore(args) => crate::restore::restore(&args.source, &args.data.data),
     }
 }

@@ -101,6 +101,15 @@ pub struct ServeArgs {
     /// [toml: allow_load_folder]
     #[arg(long, env = "LODESTONE_ALLOW_LOAD_FOLDER", value_name = "DIR")]
     pub allow_load_folder: Option<PathBuf>,
+    /// Seconds a client has to send a request's headers, and then its whole body; slower
+    /// clients are disconnected (headers) or answered 408 (body) [default: 30]
+    /// [toml: read_timeout]
+    #[arg(long, env = "LODESTONE_READ_TIMEOUT", value_name = "SECS")]
+    pub read_timeout: Option<f64>,
+    /// Largest request head (request line and headers, at least 8KB); larger is answered 431
+    /// [default: 64KB] [toml: max_header_bytes]
+    #[arg(long, env = "LODESTONE_MAX_HEADER_BYTES", value_name = "SIZE")]
+    pub max_header_bytes: Option<ByteSize>,
 }
 
 /// `lodestone.toml`: the same keys as the long options, with `_` for `-`.
@@ -137,7 +146,14 @@ pub struct FileConfig {
     pub sync: Option<bool>,
     /// See `--allow-load-folder`.
     pub allow_load_folder: Option<PathBuf>,
+    /// See `--read-timeout`.
+    pub read_timeout: Option<f64>,
+    /// See `--max-header-bytes`.
+    pub max_header_bytes: Option<ByteSize>,
 }
+
+/// The smallest `max_header_bytes`: hyper's read buffer cannot be smaller.
+pub const MIN_HEADER_BYTES: usize = 8 << 10;
 
 /// A size in bytes, written as a number or with a unit (`10MB`, `512KiB`, `1G`); units are
 /// binary (1 KB = 1024 bytes).
@@ -228,6 +244,10 @@ pub struct ServerSettings {
     pub load_folder: Option<PathBuf>,
     /// Base IRI for relative IRIs in queries and updates.
     pub base_iri: Option<String>,
+    /// Time a client has to send its headers, and then its body.
+    pub read_timeout: Duration,
+    /// Largest request head in bytes (at least 8192, hyper's smallest buffer).
+    pub max_header_bytes: usize,
 }
 
 impl Default for ServerSettings {
@@ -242,6 +262,8 @@ impl Default for ServerSettings {
             union_default_graph: true,
             load_folder: None,
             base_iri: None,
+            read_timeout: Duration::from_secs(30),
+            max_header_bytes: 64 << 10,
         }
     }
 }
@@ -304,6 +326,18 @@ impl ServerSettings {
     /// The base IRI for relative IRIs in queries and updates.
     pub fn with_base_iri(mut self, iri: impl Into<String>) -> Self {
         self.base_iri = Some(iri.into());
+        self
+    }
+
+    /// The time a client has to send its headers, and then its body.
+    pub fn with_read_timeout(mut self, timeout: Duration) -> Self {
+        self.read_timeout = timeout;
+        self
+    }
+
+    /// The largest request head (at least 8192 bytes).
+    pub fn with_max_header_bytes(mut self, bytes: usize) -> Self {
+        self.max_header_bytes = bytes.max(MIN_HEADER_BYTES);
         self
     }
 }
@@ -563,6 +597,37 @@ impl Config {
             }
         };
 
+        let read_timeout = match pick!(read_timeout, "--read-timeout", "LODESTONE_READ_TIMEOUT") {
+            None => defaults.read_timeout,
+            Some((secs, origin)) => {
+                if !(secs.is_finite() && (0.1..=3600.0).contains(&secs)) {
+                    return Err(invalid(
+                        "read_timeout",
+                        origin,
+                        format!("{secs} must be between 0.1 and 3600 seconds"),
+                    ));
+                }
+                Duration::from_secs_f64(secs)
+            }
+        };
+        let max_header_bytes = match pick!(
+            max_header_bytes,
+            "--max-header-bytes",
+            "LODESTONE_MAX_HEADER_BYTES"
+        ) {
+            None => defaults.max_header_bytes,
+            Some((ByteSize(n), origin)) => match usize::try_from(n) {
+                Ok(n) if (MIN_HEADER_BYTES..=16 << 20).contains(&n) => n,
+                _ => {
+                    return Err(invalid(
+                        "max_header_bytes",
+                        origin,
+                        format!("{n} bytes: must be between 8KB and 16MB"),
+                    ))
+                }
+            },
+        };
+
         Ok(Self {
             data,
             bind,
@@ -578,6 +643,8 @@ impl Config {
                 union_default_graph,
                 load_folder,
                 base_iri,
+                read_timeout,
+                max_header_bytes,
             },
             config_file: None,
         })
@@ -694,7 +761,7 @@ mod tests {
 
     #[test]
     fn invalid_values_name_the_key_and_the_reason() {
-        let cases: [(&[&str], &str, &str); 7] = [
+        let cases: [(&[&str], &str, &str); 9] = [
             (
                 &["--bind", "nowhere"],
                 "",
@@ -710,6 +777,8 @@ mod tests {
                 "allow_load_folder",
             ),
             (&["--memory-budget", "1"], "", "memory_budget"),
+            (&[], "read_timeout = 0", "read_timeout (set in test.toml)"),
+            (&["--max-header-bytes", "1KB"], "", "max_header_bytes"),
         ];
         for (flags, toml, expected) in cases {
             let message = resolve(flags, toml)
@@ -767,6 +836,8 @@ mod tests {
             "memory_budget",
             "sync",
             "allow_load_folder",
+            "read_timeout",
+            "max_header_bytes",
         ] {
             assert!(
                 doc.contains(&format!("| `{key}` |")),

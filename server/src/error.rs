@@ -77,6 +77,18 @@ pub enum ApiError {
     /// A failure of the server itself; the detail is logged, not sent.
     #[error("internal error: {0}")]
     Internal(String),
+    /// The request is over a structural limit (nesting depth, entity expansion).
+    #[error("{0}")]
+    TooComplex(String),
+    /// The request line and headers are over the limit.
+    #[error("the request line and headers are larger than the limit of {limit} bytes")]
+    HeaderTooLarge {
+        /// The limit in bytes.
+        limit: usize,
+    },
+    /// The client did not send its request body within the read timeout.
+    #[error("the request body did not arrive within {} s", format_secs(*.0))]
+    RequestTimeout(Duration),
 }
 
 fn format_secs(d: Duration) -> String {
@@ -111,6 +123,12 @@ impl ApiError {
             Self::Timeout(_) => ("timeout", StatusCode::SERVICE_UNAVAILABLE),
             Self::Busy => ("busy", StatusCode::SERVICE_UNAVAILABLE),
             Self::Internal(_) => ("internal", StatusCode::INTERNAL_SERVER_ERROR),
+            Self::TooComplex(_) => ("too_complex", StatusCode::BAD_REQUEST),
+            Self::RequestTimeout(_) => ("request_timeout", StatusCode::REQUEST_TIMEOUT),
+            Self::HeaderTooLarge { .. } => (
+                "header_too_large",
+                StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+            ),
         }
     }
 
@@ -205,6 +223,9 @@ mod tests {
             },
             ApiError::Timeout(Duration::from_secs(1)),
             ApiError::Busy,
+            ApiError::TooComplex(String::new()),
+            ApiError::RequestTimeout(Duration::from_secs(1)),
+            ApiError::HeaderTooLarge { limit: 0 },
             ApiError::Internal(String::new()),
         ];
         let mut codes: Vec<_> = all.iter().map(|e| e.code_and_status().0).collect();

@@ -4,9 +4,16 @@
 //! - `bsbm-queries` / `bsbm-run`: the BSBM explore query mix with parameters drawn from the
 //!   data (the same query file is run against pyoxigraph by `bench/bsbm.sh`);
 //! - `replace-http`: named-graph replacements per second over HTTP (SPARQL Update) with a
-//!   concurrent reader's latencies, and the time to stream a large SPARQL XML result.
+//!   concurrent reader's latencies, and the time to stream a large SPARQL XML result;
+//! - `crash`: graph replacements while the server is killed with SIGKILL, restarted, checked;
+//! - `concurrency`: 32 readers and a writer replacing a 10,000-quad graph every second;
+//! - `load-http`: wrk on a list of requests against the sample dataset, memory before/after.
 
 mod bsbm;
+mod concurrency;
+mod crash;
+mod load_http;
+mod process;
 mod replace_http;
 mod rng;
 mod trickle;
@@ -71,6 +78,15 @@ enum Command {
     /// Replace named graphs over HTTP with SPARQL Update while a reader runs SELECTs, then time
     /// a large SPARQL XML result (the real server, in-process on 127.0.0.1:0).
     ReplaceHttp(replace_http::ReplaceHttpArgs),
+    /// Replace named graphs over HTTP while the server is killed (SIGKILL) at random moments;
+    /// restart it and check that every graph is one whole version, acknowledged writes kept.
+    Crash(crash::CrashArgs),
+    /// 32 readers and one writer replacing a 10,000-quad graph every second: no reader sees a
+    /// mix of two versions; read p99 against the idle p99.
+    Concurrency(concurrency::ConcurrencyArgs),
+    /// wrk for 60 s at 64 connections on the requests of bench/load-mix.txt: errors, p99,
+    /// memory before and after.
+    LoadHttp(load_http::LoadHttpArgs),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -93,5 +109,8 @@ fn main() -> anyhow::Result<()> {
             warmup,
         } => bsbm::run(&data, &queries, warmup),
         Command::ReplaceHttp(args) => replace_http::run(&args),
+        Command::Crash(args) => crash::run(&args),
+        Command::Concurrency(args) => concurrency::run(&args),
+        Command::LoadHttp(args) => load_http::run(&args),
     }
 }
