@@ -124,6 +124,15 @@ pub struct ServeArgs {
     /// Site name in the header of HTML pages [default: Lodestone] [toml: site_name]
     #[arg(long, env = "LODESTONE_SITE_NAME", value_name = "NAME")]
     pub site_name: Option<String>,
+    /// Seconds a client has to send a request's headers, and then its whole body; slower
+    /// clients are disconnected (headers) or answered 408 (body) [default: 30]
+    /// [toml: read_timeout]
+    #[arg(long, env = "LODESTONE_READ_TIMEOUT", value_name = "SECS")]
+    pub read_timeout: Option<f64>,
+    /// Largest request head (request line and headers, at least 8KB); larger is answered 431
+    /// [default: 64KB] [toml: max_header_bytes]
+    #[arg(long, env = "LODESTONE_MAX_HEADER_BYTES", value_name = "SIZE")]
+    pub max_header_bytes: Option<ByteSize>,
 }
 
 /// `lodestone.toml`: the same keys as the long options, with `_` for `-`.
@@ -170,7 +179,14 @@ pub struct FileConfig {
     pub label_properties: Option<Vec<String>>,
     /// See `--site-name`.
     pub site_name: Option<String>,
+    /// See `--read-timeout`.
+    pub read_timeout: Option<f64>,
+    /// See `--max-header-bytes`.
+    pub max_header_bytes: Option<ByteSize>,
 }
+
+/// The smallest `max_header_bytes`: hyper's read buffer cannot be smaller.
+pub const MIN_HEADER_BYTES: usize = 8 << 10;
 
 /// A size in bytes, written as a number or with a unit (`10MB`, `512KiB`, `1G`); units are
 /// binary (1 KB = 1024 bytes).
@@ -263,6 +279,10 @@ pub struct ServerSettings {
     pub base_iri: Option<String>,
     /// Entity pages and documents.
     pub pages: crate::routes::pages::settings::PageSettings,
+    /// Time a client has to send its headers, and then its body.
+    pub read_timeout: Duration,
+    /// Largest request head in bytes (at least 8192, hyper's smallest buffer).
+    pub max_header_bytes: usize,
 }
 
 impl Default for ServerSettings {
@@ -278,6 +298,8 @@ impl Default for ServerSettings {
             load_folder: None,
             base_iri: None,
             pages: crate::routes::pages::settings::PageSettings::default(),
+            read_timeout: Duration::from_secs(30),
+            max_header_bytes: 64 << 10,
         }
     }
 }
@@ -346,6 +368,18 @@ impl ServerSettings {
     /// Entity page settings.
     pub fn with_pages(mut self, pages: crate::routes::pages::settings::PageSettings) -> Self {
         self.pages = pages;
+        self
+    }
+
+    /// The time a client has to send its headers, and then its body.
+    pub fn with_read_timeout(mut self, timeout: Duration) -> Self {
+        self.read_timeout = timeout;
+        self
+    }
+
+    /// The largest request head (at least 8192 bytes).
+    pub fn with_max_header_bytes(mut self, bytes: usize) -> Self {
+        self.max_header_bytes = bytes.max(MIN_HEADER_BYTES);
         self
     }
 }
@@ -608,6 +642,36 @@ impl Config {
         };
 
         let pages = resolve_pages(args, file, path)?;
+        let read_timeout = match pick!(read_timeout, "--read-timeout", "LODESTONE_READ_TIMEOUT") {
+            None => defaults.read_timeout,
+            Some((secs, origin)) => {
+                if !(secs.is_finite() && (0.1..=3600.0).contains(&secs)) {
+                    return Err(invalid(
+                        "read_timeout",
+                        origin,
+                        format!("{secs} must be between 0.1 and 3600 seconds"),
+                    ));
+                }
+                Duration::from_secs_f64(secs)
+            }
+        };
+        let max_header_bytes = match pick!(
+            max_header_bytes,
+            "--max-header-bytes",
+            "LODESTONE_MAX_HEADER_BYTES"
+        ) {
+            None => defaults.max_header_bytes,
+            Some((ByteSize(n), origin)) => match usize::try_from(n) {
+                Ok(n) if (MIN_HEADER_BYTES..=16 << 20).contains(&n) => n,
+                _ => {
+                    return Err(invalid(
+                        "max_header_bytes",
+                        origin,
+                        format!("{n} bytes: must be between 8KB and 16MB"),
+                    ))
+                }
+            },
+        };
 
         Ok(Self {
             data,
@@ -625,6 +689,8 @@ impl Config {
                 load_folder,
                 base_iri,
                 pages,
+                read_timeout,
+                max_header_bytes,
             },
             config_file: None,
             text_index: file.search.clone().unwrap_or_default().settings(),
@@ -802,7 +868,7 @@ mod tests {
 
     #[test]
     fn invalid_values_name_the_key_and_the_reason() {
-        let cases: [(&[&str], &str, &str); 7] = [
+        let cases: [(&[&str], &str, &str); 9] = [
             (
                 &["--bind", "nowhere"],
                 "",
@@ -818,6 +884,8 @@ mod tests {
                 "allow_load_folder",
             ),
             (&["--memory-budget", "1"], "", "memory_budget"),
+            (&[], "read_timeout = 0", "read_timeout (set in test.toml)"),
+            (&["--max-header-bytes", "1KB"], "", "max_header_bytes"),
         ];
         for (flags, toml, expected) in cases {
             let message = resolve(flags, toml)
@@ -875,6 +943,8 @@ mod tests {
             "memory_budget",
             "sync",
             "allow_load_folder",
+            "read_timeout",
+            "max_header_bytes",
         ] {
             assert!(
                 doc.contains(&format!("| `{key}` |")),

@@ -122,6 +122,12 @@ pub struct Metrics {
     pub truncated: AtomicU64,
     /// Requests refused because every slot was taken.
     pub busy: AtomicU64,
+    /// Quads received by Graph Store uploads (the HTTP load path).
+    pub quads_written: AtomicU64,
+    /// Latency histograms by route.
+    pub latency: crate::telemetry::Latency,
+    /// The text index's lag in commits, once a text index registers itself.
+    pub text_index_lag: crate::telemetry::TextIndexLag,
 }
 
 impl Metrics {

@@ -8,6 +8,7 @@ pub mod search;
 pub mod pages;
 pub mod sparql;
 
+use crate::extract::deadline;
 use crate::state::AppState;
 use axum::extract::{MatchedPath, Request, State};
 use axum::http::{header, HeaderValue};
@@ -26,6 +27,10 @@ pub fn app(state: AppState) -> Router {
         .merge(openapi::router())
         .merge(pages::router())
         .layer(middleware::from_fn_with_state(state.clone(), track))
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            deadline::mark,
+        ))
         .with_state(state)
 }
 
@@ -41,14 +46,23 @@ async fn track(State(state): State<AppState>, request: Request, next: Next) -> R
         .map_or_else(|| "unmatched".to_owned(), |p| p.as_str().to_owned());
     let mut response = next.run(request).await;
     let status = response.status().as_u16();
+    let elapsed = start.elapsed();
     state.metrics().record_request(&route, status);
+    state.metrics().latency.observe(&route, elapsed);
     response
         .headers_mut()
         .append(header::VARY, HeaderValue::from_static("accept"));
+    // The share of the time budget used, for the routes that have one.
+    let budget = matches!(route.as_str(), "/sparql" | "/store")
+        .then(|| 100.0 * elapsed.as_secs_f64() / state.settings().query_timeout.as_secs_f64());
     tracing::info!(
         target: "lodestone::http",
-        "{method} {path} {status} {:.1}ms",
-        start.elapsed().as_secs_f64() * 1000.0
+        method = %method,
+        route = %route,
+        status,
+        ms = elapsed.as_secs_f64() * 1000.0,
+        budget_pct = budget,
+        "{method} {path} {status}"
     );
     response
 }
