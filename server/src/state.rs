@@ -61,9 +61,16 @@ impl AppState {
         self.inner.text_index.get()
     }
 
-    /// Attaches the text index (once; later calls are ignored).
+    /// Attaches the text index (once; later calls are ignored); from then on
+    /// `/status` and `/metrics` report how many commits it has not applied yet.
     pub fn attach_text_index(&self, index: Arc<TextIndex>) {
-        let _ = self.inner.text_index.set(index);
+        if self.inner.text_index.set(Arc::clone(&index)).is_ok() {
+            let store = Arc::clone(self.store());
+            self.inner.metrics.text_index_lag.register(move || {
+                let applied = index.applied().unwrap_or_default();
+                store.sequence().saturating_sub(applied)
+            });
+        }
     }
 
     /// The request counters.
