@@ -5,6 +5,7 @@
 
 use crate::config::ServerSettings;
 use crate::error::ApiError;
+use crate::facets::FacetEngine;
 use lodestone_store::{Store, StoreCounts, StoreError};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -25,6 +26,7 @@ struct Inner {
     metrics: Metrics,
     started: Instant,
     counts: Mutex<Option<StoreCounts>>,
+    facets: FacetEngine,
 }
 
 impl AppState {
@@ -39,6 +41,7 @@ impl AppState {
                 metrics: Metrics::default(),
                 started: Instant::now(),
                 counts: Mutex::new(None),
+                facets: FacetEngine::default(),
             }),
         }
     }
@@ -51,6 +54,11 @@ impl AppState {
     /// The settings.
     pub fn settings(&self) -> &ServerSettings {
         &self.inner.settings
+    }
+
+    /// The facet engine (its text matcher and answer cache).
+    pub fn facets(&self) -> &FacetEngine {
+        &self.inner.facets
     }
 
     /// The request counters.

@@ -1,6 +1,7 @@
 //! The router: one `router()` per area, and the layer every request goes through (one log line,
 //! the request counters, `Vary: Accept`).
 
+pub mod facets;
 pub mod graph_store;
 pub mod health;
 pub mod sparql;
@@ -19,6 +20,7 @@ pub fn app(state: AppState) -> Router {
         .merge(sparql::router(&state))
         .merge(graph_store::router(&state))
         .merge(health::router())
+        .merge(facets::router(&state))
         .layer(middleware::from_fn_with_state(state.clone(), track))
         .with_state(state)
 }
