@@ -73,6 +73,17 @@ impl FacetEngine {
         Ok(answer)
     }
 
+    /// Answers without reading or filling the cache (benchmarks). Blocking.
+    pub fn answer_uncached(
+        &self,
+        store: &Store,
+        query: &FacetQuery,
+        budget: Duration,
+    ) -> Result<FacetAnswer, StoreError> {
+        let start = Instant::now();
+        self.compute(&store.reader(), query, budget, start)
+    }
+
     fn compute(
         &self,
         reader: &lodestone_store::Reader<'_>,

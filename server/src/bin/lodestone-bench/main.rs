@@ -4,9 +4,11 @@
 //! - `bsbm-queries` / `bsbm-run`: the BSBM explore query mix with parameters drawn from the
 //!   data (the same query file is run against pyoxigraph by `bench/bsbm.sh`);
 //! - `replace-http`: named-graph replacements per second over HTTP (SPARQL Update) with a
-//!   concurrent reader's latencies, and the time to stream a large SPARQL XML result.
+//!   concurrent reader's latencies, and the time to stream a large SPARQL XML result;
+//! - `facets`: facet engine latency per view and depth from random classes and words.
 
 mod bsbm;
+mod facets;
 mod replace_http;
 mod rng;
 mod trickle;
@@ -71,6 +73,22 @@ enum Command {
     /// Replace named graphs over HTTP with SPARQL Update while a reader runs SELECTs, then time
     /// a large SPARQL XML result (the real server, in-process on 127.0.0.1:0).
     ReplaceHttp(replace_http::ReplaceHttpArgs),
+    /// Facet engine latency (p50/p99) per view type at depth 1, 2, 3 from random starting
+    /// classes and words, and the share of complete answers.
+    Facets {
+        /// Store folder holding the data (`lodestone load` it first).
+        #[arg(long)]
+        data: PathBuf,
+        /// Queries per (depth, view) starting from a class.
+        #[arg(long, default_value_t = 20)]
+        class_queries: usize,
+        /// Queries per (depth, view) starting from a word.
+        #[arg(long, default_value_t = 3)]
+        word_queries: usize,
+        /// Seed of the draws.
+        #[arg(long, default_value_t = 42)]
+        seed: u64,
+    },
 }
 
 fn main() -> anyhow::Result<()> {
@@ -93,5 +111,11 @@ fn main() -> anyhow::Result<()> {
             warmup,
         } => bsbm::run(&data, &queries, warmup),
         Command::ReplaceHttp(args) => replace_http::run(&args),
+        Command::Facets {
+            data,
+            class_queries,
+            word_queries,
+            seed,
+        } => facets::run(&data, class_queries, word_queries, seed),
     }
 }
