@@ -14,7 +14,7 @@ DATA ?= ./lodestone-data
 DEB_PACKAGES := librocksdb-dev libclang-dev pkg-config zstd time wrk
 PY_PACKAGES := SPARQLWrapper
 
-.PHONY: run test deps deps-python build lint bench-load bench-bsbm bench-trickle bench-replace-http bench-search bench-pages
+.PHONY: run test deps deps-python build lint bench-load bench-bsbm bench-trickle bench-replace-http bench-search bench-pages bench-facets
 
 run: deps build
 	$(CARGO_TARGET_DIR)/release/lodestone serve --data $(DATA)
@@ -62,3 +62,7 @@ bench-search: deps
 PAGES_ARGS ?=
 bench-pages: deps
 	$(CARGO) run --release -p lodestone-server --bin lodestone-bench -- pages $(PAGES_ARGS)
+
+# Facet engine latency over BSBM 10k (FACETS_FILE=… for another dataset).
+bench-facets: deps
+	bench/facets.sh $(FACETS_FILE) $(BENCH_ARGS)

@@ -10,6 +10,7 @@ mod commands;
 pub mod config;
 pub mod error;
 pub mod extract;
+pub mod facets;
 pub mod respond;
 mod restore;
 pub mod routes;

@@ -6,6 +6,7 @@
 use crate::config::ServerSettings;
 use crate::error::ApiError;
 use lodestone_indexer::TextIndex;
+use crate::facets::FacetEngine;
 use lodestone_store::{Store, StoreCounts, StoreError};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -27,6 +28,7 @@ struct Inner {
     started: Instant,
     counts: Mutex<Option<StoreCounts>>,
     text_index: OnceLock<Arc<TextIndex>>,
+    facets: FacetEngine,
 }
 
 impl AppState {
@@ -42,6 +44,7 @@ impl AppState {
                 started: Instant::now(),
                 counts: Mutex::new(None),
                 text_index: OnceLock::new(),
+                facets: FacetEngine::default(),
             }),
         }
     }
@@ -71,6 +74,11 @@ impl AppState {
                 store.sequence().saturating_sub(applied)
             });
         }
+    }
+
+    /// The facet engine (its text matcher and answer cache).
+    pub fn facets(&self) -> &FacetEngine {
+        &self.inner.facets
     }
 
     /// The request counters.

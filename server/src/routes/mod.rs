@@ -1,6 +1,7 @@
 //! The router: one `router()` per area, and the layer every request goes through (one log line,
 //! the request counters, `Vary: Accept`).
 
+pub mod facets;
 pub mod graph_store;
 pub mod health;
 pub mod openapi;
@@ -26,6 +27,7 @@ pub fn app(state: AppState) -> Router {
         .merge(search::router(&state))
         .merge(openapi::router())
         .merge(pages::router())
+        .merge(facets::router(&state))
         .layer(middleware::from_fn_with_state(state.clone(), track))
         .layer(middleware::from_fn_with_state(
             state.clone(),

@@ -9,11 +9,13 @@
 //! - `pages`: HTML entity pages per second and their latency under `wrk`;
 //! - `crash`: graph replacements while the server is killed with SIGKILL, restarted, checked;
 //! - `concurrency`: 32 readers and a writer replacing a 10,000-quad graph every second;
-//! - `load-http`: wrk on a list of requests against the sample dataset, memory before/after.
+//! - `load-http`: wrk on a list of requests against the sample dataset, memory before/after;
+//! - `facets`: facet engine latency per view and depth from random classes and words.
 
 mod bsbm;
 mod concurrency;
 mod crash;
+mod facets;
 mod load_http;
 mod pages;
 mod process;
@@ -96,6 +98,22 @@ enum Command {
     /// wrk for 60 s at 64 connections on the requests of bench/load-mix.txt: errors, p99,
     /// memory before and after.
     LoadHttp(load_http::LoadHttpArgs),
+    /// Facet engine latency (p50/p99) per view type at depth 1, 2, 3 from random starting
+    /// classes and words, and the share of complete answers.
+    Facets {
+        /// Store folder holding the data (`lodestone load` it first).
+        #[arg(long)]
+        data: PathBuf,
+        /// Queries per (depth, view) starting from a class.
+        #[arg(long, default_value_t = 20)]
+        class_queries: usize,
+        /// Queries per (depth, view) starting from a word.
+        #[arg(long, default_value_t = 3)]
+        word_queries: usize,
+        /// Seed of the draws.
+        #[arg(long, default_value_t = 42)]
+        seed: u64,
+    },
 }
 
 fn main() -> anyhow::Result<()> {
@@ -123,5 +141,11 @@ fn main() -> anyhow::Result<()> {
         Command::Crash(args) => crash::run(&args),
         Command::Concurrency(args) => concurrency::run(&args),
         Command::LoadHttp(args) => load_http::run(&args),
+        Command::Facets {
+            data,
+            class_queries,
+            word_queries,
+            seed,
+        } => facets::run(&data, class_queries, word_queries, seed),
     }
 }
