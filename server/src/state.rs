@@ -25,6 +25,7 @@ struct Inner {
     metrics: Metrics,
     started: Instant,
     counts: Mutex<Option<StoreCounts>>,
+    page_cache: Arc<crate::routes::pages::cache::PageCache>,
 }
 
 impl AppState {
@@ -39,6 +40,7 @@ impl AppState {
                 metrics: Metrics::default(),
                 started: Instant::now(),
                 counts: Mutex::new(None),
+                page_cache: Arc::default(),
             }),
         }
     }
@@ -51,6 +53,11 @@ impl AppState {
     /// The settings.
     pub fn settings(&self) -> &ServerSettings {
         &self.inner.settings
+    }
+
+    /// Labels and facts of IRIs shown on entity pages, valid for one commit.
+    pub fn page_cache(&self) -> &Arc<crate::routes::pages::cache::PageCache> {
+        &self.inner.page_cache
     }
 
     /// The request counters.

@@ -222,7 +222,10 @@ pub fn run(args: &PagesArgs) -> anyhow::Result<()> {
     let mut alone = Vec::new();
     for _ in 0..20 {
         let start = Instant::now();
-        let response = client.get(server.url(&linked_path)).send()?;
+        let response = client
+            .get(server.url(&linked_path))
+            .header("Accept", "text/html")
+            .send()?;
         let body = response.bytes()?;
         alone.push((start.elapsed().as_secs_f64() * 1000.0, body.len()));
     }
