@@ -867,6 +867,27 @@ mod tests {
     }
 
     #[test]
+    fn entity_page_settings() {
+        let config = resolve(
+            &[
+                "--resource-in-place",
+                "--label-properties",
+                "http://a/p, http://a/q",
+            ],
+            "default_language = \"DE\"\nsite_name = \"Coins\"",
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let pages = &config.server.pages;
+        assert!(pages.resource_in_place);
+        assert_eq!(pages.labels.properties, ["http://a/p", "http://a/q"]);
+        assert_eq!(pages.labels.default_language, "de");
+        assert_eq!(pages.site_name, "Coins");
+        let defaults = resolve(&[], "").unwrap_or_else(|e| panic!("{e}"));
+        assert!(!defaults.server.pages.resource_in_place);
+        assert_eq!(defaults.server.pages.labels.default_language, "en");
+    }
+
+    #[test]
     fn invalid_values_name_the_key_and_the_reason() {
         let cases: [(&[&str], &str, &str); 9] = [
             (
@@ -886,6 +907,12 @@ mod tests {
             (&["--memory-budget", "1"], "", "memory_budget"),
             (&[], "read_timeout = 0", "read_timeout (set in test.toml)"),
             (&["--max-header-bytes", "1KB"], "", "max_header_bytes"),
+            (&["--default-language", "e n"], "", "default_language"),
+            (
+                &[],
+                "label_properties = [\"label\"]",
+                "label_properties (set in test.toml)",
+            ),
         ];
         for (flags, toml, expected) in cases {
             let message = resolve(flags, toml)

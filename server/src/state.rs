@@ -29,6 +29,7 @@ struct Inner {
     counts: Mutex<Option<StoreCounts>>,
     text_index: OnceLock<Arc<TextIndex>>,
     facets: FacetEngine,
+    page_cache: Arc<crate::routes::pages::cache::PageCache>,
 }
 
 impl AppState {
@@ -45,6 +46,7 @@ impl AppState {
                 counts: Mutex::new(None),
                 text_index: OnceLock::new(),
                 facets: FacetEngine::default(),
+                page_cache: Arc::default(),
             }),
         }
     }
@@ -79,6 +81,11 @@ impl AppState {
     /// The facet engine (its text matcher and answer cache).
     pub fn facets(&self) -> &FacetEngine {
         &self.inner.facets
+    }
+
+    /// Labels and facts of IRIs shown on entity pages, valid for one commit.
+    pub fn page_cache(&self) -> &Arc<crate::routes::pages::cache::PageCache> {
+        &self.inner.page_cache
     }
 
     /// The request counters.

@@ -48,6 +48,13 @@ pub struct PagesArgs {
     /// Seed of the entity draw.
     #[arg(long, default_value_t = 42)]
     seed: u64,
+    /// Block cache of the store in MB (the server's default is 256: half of
+    /// `--memory-budget 512`).
+    #[arg(long, default_value_t = 256)]
+    block_cache_mb: usize,
+    /// The most-linked IRI, if known (otherwise found with a SPARQL GROUP BY over all quads).
+    #[arg(long)]
+    most_linked: Option<String>,
 }
 
 /// The IRIs of the first column of a SELECT.
@@ -150,7 +157,11 @@ fn wrk(
 
 /// Runs the benchmark and prints its figures.
 pub fn run(args: &PagesArgs) -> anyhow::Result<()> {
-    let store = Store::open(&args.data, StoreOptions::default())
+    let options = StoreOptions {
+        block_cache_bytes: args.block_cache_mb << 20,
+        ..StoreOptions::default()
+    };
+    let store = Store::open(&args.data, options)
         .with_context(|| format!("cannot open {}", args.data.display()))?;
     if store.reader().counts()?.quads == 0 {
         let start = Instant::now();
@@ -164,7 +175,12 @@ pub fn run(args: &PagesArgs) -> anyhow::Result<()> {
         );
     }
     let quads = store.reader().counts()?.quads;
-    println!("store: {} quads ({})", quads, args.data.display());
+    println!(
+        "store: {} quads ({}), block cache {} MB",
+        quads,
+        args.data.display(),
+        args.block_cache_mb
+    );
     let reader = store.reader();
     let subjects = column(&reader, "SELECT DISTINCT ?s WHERE { ?s a ?c }")?;
     if subjects.is_empty() {
@@ -175,13 +191,16 @@ pub fn run(args: &PagesArgs) -> anyhow::Result<()> {
         .map(|_| rng.pick(&subjects).clone())
         .collect();
     let start = Instant::now();
-    let most_linked = column(
-        &reader,
-        "SELECT ?o WHERE { ?s ?p ?o FILTER(isIRI(?o)) } GROUP BY ?o ORDER BY DESC(COUNT(*)) LIMIT 1",
-    )?
-    .into_iter()
-    .next()
-    .context("no IRI objects")?;
+    let most_linked = match &args.most_linked {
+        Some(iri) => iri.clone(),
+        None => column(
+            &reader,
+            "SELECT ?o WHERE { ?s ?p ?o FILTER(isIRI(?o)) } GROUP BY ?o ORDER BY DESC(COUNT(*)) LIMIT 1",
+        )?
+        .into_iter()
+        .next()
+        .context("no IRI objects")?,
+    };
     let usage = reader
         .term_id(
             lodestone_store::model::NamedNode::new(most_linked.as_str())?
@@ -222,7 +241,10 @@ pub fn run(args: &PagesArgs) -> anyhow::Result<()> {
     let mut alone = Vec::new();
     for _ in 0..20 {
         let start = Instant::now();
-        let response = client.get(server.url(&linked_path)).send()?;
+        let response = client
+            .get(server.url(&linked_path))
+            .header("Accept", "text/html")
+            .send()?;
         let body = response.bytes()?;
         alone.push((start.elapsed().as_secs_f64() * 1000.0, body.len()));
     }

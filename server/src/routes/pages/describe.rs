@@ -8,12 +8,14 @@
 //! Blank nodes reached from the entity are part of its description, so their statements never
 //! count as incoming links.
 
+use super::cache::{PageCache, TermFacts};
 use crate::error::ApiError;
 use lodestone_store::{EncodedQuad, Reader, StoreError, TermId, TermKind};
 use lodestone_web::{EntityData, Labels, UsageCounts};
-use oxrdf::{GraphName, NamedNode, NamedNodeRef, NamedOrBlankNode, Quad, Term};
+use oxrdf::{GraphName, NamedNode, Quad, Term, TermRef};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Labels read per label property of one resource (enough for every language of a
@@ -60,6 +62,8 @@ pub struct DescribedPage {
     pub has_next: bool,
     /// Incoming statements per predicate over all pages (gathered for HTML only).
     pub incoming_counts: Vec<(TermId, u64)>,
+    /// The IRIs of the page's quads with their ids, each once.
+    pub iris: Vec<(TermId, NamedNode)>,
 }
 
 impl DescribedPage {
@@ -147,81 +151,104 @@ pub fn describe(
             }
         }
     }
-    let decode = |ids: &[EncodedQuad]| -> Result<Vec<Quad>, ApiError> {
-        ids.iter()
-            .map(|q| reader.decode_quad(q).map_err(store_error))
-            .collect()
+    let mut iris = Vec::new();
+    let mut seen: FxHashSet<TermId> = FxHashSet::default();
+    let mut decode = |ids: &[EncodedQuad]| -> Result<Vec<Quad>, ApiError> {
+        let mut quads = Vec::with_capacity(ids.len());
+        for encoded in ids {
+            let quad = reader.decode_quad(encoded).map_err(store_error)?;
+            let named = [
+                (encoded.subject, quad.subject.as_ref().into()),
+                (encoded.predicate, quad.predicate.as_ref().into()),
+                (encoded.object, quad.object.as_ref()),
+            ];
+            for (id, term) in named {
+                if let TermRef::NamedNode(iri) = term {
+                    if seen.insert(id) {
+                        iris.push((id, iri.into_owned()));
+                    }
+                }
+            }
+            quads.push(quad);
+        }
+        Ok(quads)
     };
+    let own = decode(&own_ids)?;
+    let blank = decode(&blank_ids)?;
+    let incoming = decode(&incoming_ids)?;
     let mut incoming_counts: Vec<(TermId, u64)> = counts.into_iter().collect();
     incoming_counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     Ok(DescribedPage {
-        own: decode(&own_ids)?,
-        blank: decode(&blank_ids)?,
-        incoming: decode(&incoming_ids)?,
+        own,
+        blank,
+        incoming,
         has_next,
         incoming_counts,
+        iris,
     })
 }
 
 /// What the HTML page needs beyond the quads: labels, which IRIs have pages, usage, graphs.
+/// Labels and "has a page" come from the cache when this commit's are there.
 pub fn page_data(
     reader: &Reader<'_>,
-    entity: TermId,
-    subject: NamedOrBlankNode,
-    described: DescribedPage,
+    entity: (TermId, NamedNode),
+    mut described: DescribedPage,
     label_properties: &[String],
+    cache: &PageCache,
 ) -> Result<EntityData, ApiError> {
-    let label_ids: Vec<TermId> = label_properties
-        .iter()
-        .filter_map(|p| NamedNode::new(p.as_str()).ok())
-        .map(|p| reader.term_id(p.as_ref().into()).map_err(store_error))
-        .filter_map(Result::transpose)
-        .collect::<Result<_, _>>()?;
-    let mut iris: Vec<NamedNode> = Vec::new();
-    let mut push = |iri: &NamedNode| {
-        if !iris.contains(iri) {
-            iris.push(iri.clone());
+    let sequence = reader.sequence().map_err(store_error)?;
+    let label_ids = match cache.label_ids(sequence) {
+        Some(ids) => ids,
+        None => {
+            let ids: Vec<TermId> = label_properties
+                .iter()
+                .filter_map(|p| NamedNode::new(p.as_str()).ok())
+                .map(|p| reader.term_id(p.as_ref().into()).map_err(store_error))
+                .filter_map(Result::transpose)
+                .collect::<Result<_, _>>()?;
+            let ids = Arc::new(ids);
+            cache.set_label_ids(sequence, Arc::clone(&ids));
+            ids
         }
     };
-    if let NamedOrBlankNode::NamedNode(n) = &subject {
-        push(n);
-    }
-    for quad in described.quads() {
-        push(&quad.predicate);
-        if let NamedOrBlankNode::NamedNode(n) = &quad.subject {
-            push(n);
-        }
-        if let Term::NamedNode(n) = &quad.object {
-            push(n);
-        }
+    let mut iris = std::mem::take(&mut described.iris);
+    if !iris.iter().any(|(id, _)| *id == entity.0) {
+        iris.push(entity.clone());
     }
     let mut incoming_counts = Vec::with_capacity(described.incoming_counts.len());
     for (predicate, count) in &described.incoming_counts {
         if let Term::NamedNode(n) = reader.term(*predicate).map_err(store_error)? {
-            push(&n);
+            if !iris.iter().any(|(id, _)| id == predicate) {
+                iris.push((*predicate, n.clone()));
+            }
             incoming_counts.push((n, *count));
         }
     }
     let mut labels = HashMap::new();
     let mut described_iris = HashSet::new();
-    for iri in iris {
-        let Some(id) = reader
-            .term_id(NamedNodeRef::from(&iri).into())
-            .map_err(store_error)?
-        else {
-            continue;
+    for (id, iri) in iris {
+        let facts = match cache.facts(sequence, id) {
+            Some(facts) => facts,
+            None => {
+                let facts = Arc::new(TermFacts {
+                    labels: labels_of(reader, id, &label_ids)?,
+                    described: reader.usage(id).map_err(store_error)?.as_subject > 0,
+                });
+                cache.set_facts(sequence, id, Arc::clone(&facts));
+                facts
+            }
         };
-        if reader.usage(id).map_err(store_error)?.as_subject > 0 {
+        if facts.described {
             described_iris.insert(iri.clone());
         }
-        let found = labels_of(reader, id, &label_ids)?;
-        if !found.by_property.is_empty() {
-            labels.insert(iri, found);
+        if !facts.labels.by_property.is_empty() {
+            labels.insert(iri, facts.labels.clone());
         }
     }
-    let usage = reader.usage(entity).map_err(store_error)?;
+    let usage = reader.usage(entity.0).map_err(store_error)?;
     let graphs = reader
-        .term_graphs(entity, GRAPHS_LISTED)
+        .term_graphs(entity.0, GRAPHS_LISTED)
         .map_err(store_error)?
         .into_iter()
         .map(|g| {
@@ -238,7 +265,7 @@ pub fn page_data(
         })
         .collect::<Result<_, ApiError>>()?;
     Ok(EntityData {
-        subject,
+        subject: entity.1.into(),
         own: described.own,
         blank: described.blank,
         incoming: described.incoming,

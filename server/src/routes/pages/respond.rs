@@ -18,6 +18,7 @@ use lodestone_web::{Alternate, EntityPage, LanguageChain, Layout, Linker, Pagina
 use oxrdf::{GraphName, NamedNode};
 use oxrdfio::RdfSerializer;
 use std::hash::{DefaultHasher, Hash, Hasher};
+use std::sync::Arc;
 use std::time::{Duration, UNIX_EPOCH};
 
 /// One request for an entity document.
@@ -83,6 +84,7 @@ pub async fn document(state: &AppState, request: DocumentRequest) -> Result<Resp
     let store = state.store().clone();
     let settings = state.settings().pages.clone();
     let budget = state.settings().query_timeout;
+    let cache = Arc::clone(state.page_cache());
     let work = tokio::task::spawn_blocking(move || {
         let reader = store.reader();
         let (iri, id) = find_entity(&reader, &request.candidates)?;
@@ -97,23 +99,32 @@ pub async fn document(state: &AppState, request: DocumentRequest) -> Result<Resp
         }
         let deadline = Deadline::after(budget);
         let html = request.representation == Representation::Html;
-        let described = describe(
+        // A hub's incoming counts take a scan of every link: once per commit is enough.
+        let cached_counts = cache.incoming_counts(sequence, id).filter(|_| html);
+        let count_incoming = html && cached_counts.is_none();
+        let mut described = describe(
             &reader,
             id,
             request.page,
             settings.page_size,
-            html,
+            count_incoming,
             deadline,
         )?;
+        if let Some(counts) = cached_counts {
+            described.incoming_counts = counts.to_vec();
+        } else if count_incoming {
+            let counts = Arc::new(described.incoming_counts.clone());
+            cache.set_incoming_counts(sequence, id, counts);
+        }
         let has_next = described.has_next;
         let body = match request.representation {
             Representation::Html => {
                 let data = page_data(
                     &reader,
-                    id,
-                    iri.clone().into(),
+                    (id, iri.clone()),
                     described,
                     &settings.labels.properties,
+                    &cache,
                 )?;
                 let title = data
                     .labels
