@@ -889,7 +889,7 @@ mod tests {
 
     #[test]
     fn invalid_values_name_the_key_and_the_reason() {
-        let cases: [(&[&str], &str, &str); 9] = [
+        let cases: [(&[&str], &str, &str); 11] = [
             (
                 &["--bind", "nowhere"],
                 "",
