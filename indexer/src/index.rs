@@ -88,7 +88,7 @@ impl TextIndex {
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
         let writer = index.writer_with_num_threads(
             threads,
-            settings.writer_memory_bytes.max(threads * 20 << 20),
+            settings.writer_memory_bytes.max((threads * 20) << 20),
         )?;
         let reader = index
             .reader_builder()
