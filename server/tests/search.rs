@@ -175,12 +175,9 @@ fn music_entities_are_found_by_label_description_prefix_and_typo() {
     let by_description = server.json("/api/search", &[("q", "\"Berlin Trilogy\" Visconti")]);
     assert!(uris(&by_description).contains(&heroes), "{by_description}");
     let hit = &by_description["results"][0];
-    assert!(
-        hit["snippet"]
-            .as_str()
-            .is_some_and(|s| s.contains("<b>Fripp</b>")),
-        "{hit}"
-    );
+    let snippet = hit["snippet"].as_str().unwrap_or_default();
+    assert!(snippet.contains("<b>Berlin</b> <b>Trilogy</b>"), "{hit}");
+    assert!(snippet.contains("<b>Visconti</b>"), "{hit}");
     assert_eq!(hit["matchedProperty"], tutorial("description"));
 
     assert!(server
