@@ -790,7 +790,7 @@ mod tests {
         match Cli::try_parse_from(argv) {
             Ok(Cli {
                 command: Command::Serve(args),
-            }) => args,
+            }) => *args,
             other => panic!("unexpected parse: {other:?}"),
         }
     }
