@@ -85,10 +85,13 @@ impl TextIndex {
             }
         };
         register_analyzers(index.tokenizers(), &settings.stop_words);
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
+        // tantivy wants at least 15 MB of heap per indexing thread: a small budget gets one.
+        let threads = std::thread::available_parallelism()
+            .map_or(1, |n| n.get().min(4))
+            .min((settings.writer_memory_bytes / (20 << 20)).max(1));
         let writer = index.writer_with_num_threads(
             threads,
-            settings.writer_memory_bytes.max((threads * 20) << 20),
+            settings.writer_memory_bytes.max((threads * 15) << 20),
         )?;
         let reader = index
             .reader_builder()
