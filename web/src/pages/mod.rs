@@ -1,0 +1,3 @@
+//! The shared layout of every page.
+
+pub mod layout;
