@@ -14,7 +14,7 @@ DATA ?= ./lodestone-data
 DEB_PACKAGES := librocksdb-dev libclang-dev pkg-config zstd time
 PY_PACKAGES := SPARQLWrapper
 
-.PHONY: run test deps deps-python build lint bench-load bench-bsbm bench-trickle bench-replace-http
+.PHONY: run test deps deps-python build lint bench-load bench-bsbm bench-trickle bench-replace-http bench-search
 
 run: deps build
 	$(CARGO_TARGET_DIR)/release/lodestone serve --data $(DATA)
@@ -52,3 +52,7 @@ bench-trickle: deps
 
 bench-replace-http: deps
 	$(CARGO) run --release -p lodestone-server --bin lodestone-bench -- replace-http $(BENCH_ARGS)
+
+# Text index build rate, search and type-ahead latencies on the largest dump with labels.
+bench-search: deps
+	$(CARGO) run --release -p lodestone-server --bin lodestone-bench -- search $(BENCH_ARGS)

@@ -1,6 +1,30 @@
 //! Lodestone's full-text index over literals (tantivy), following the store's change log.
 //!
-//! Not built yet: issue 4 ("Full-text index over literals") fills this crate. It exists now so
-//! that the workspace has its final shape and the dependency direction store ← indexer ← server
-//! is checked from the start.
+//! One tantivy document per entity (a subject with text literals): its labels, its other
+//! literal text, the languages, classes and graphs it appears with, and its rank (in-degree).
+//! [`TextIndex`] owns the index folder and applies the store's change log; its commits record
+//! the last store sequence number applied, so that a restarted process catches up.
+//! [`TextIndex::searcher`] answers searches, type-ahead and the facet engine's text
+//! constraints; [`Follower`] keeps the index in step with the store on a thread of its own.
 #![deny(missing_docs)]
+
+mod analysis;
+mod document;
+mod entity;
+mod error;
+mod follower;
+mod index;
+mod query;
+mod schema;
+mod search;
+mod settings;
+mod snippet;
+
+pub use crate::entity::{EntityText, LabelChoice};
+pub use crate::error::IndexError;
+pub use crate::follower::Follower;
+pub use crate::index::{BuildReport, TextIndex, INDEX_FORMAT_VERSION};
+pub use crate::query::{QueryError, UserQuery};
+pub use crate::search::{AutocompleteRequest, IndexSearcher, SearchHit, SearchPage, SearchRequest};
+pub use crate::settings::{IndexSettings, RankingWeights};
+pub use crate::snippet::Snippet;

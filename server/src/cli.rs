@@ -1,4 +1,4 @@
-//! The command line: `lodestone serve | load | stats | dump | backup`.
+//! The command line: `lodestone serve | load | stats | dump | backup | reindex`.
 
 use crate::commands;
 use crate::config::ServeArgs;
@@ -27,6 +27,8 @@ pub enum Command {
     Dump(DumpArgs),
     /// Write a consistent copy of the store to a folder.
     Backup(BackupArgs),
+    /// Rebuild the text index from scratch.
+    Reindex(DataArgs),
 }
 
 /// The store folder, shared by every command.
@@ -99,5 +101,6 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Stats(args) => commands::stats(&args),
         Command::Dump(args) => commands::dump(args),
         Command::Backup(args) => commands::backup(&args),
+        Command::Reindex(args) => crate::text_index::reindex(&args),
     }
 }

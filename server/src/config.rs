@@ -137,6 +137,8 @@ pub struct FileConfig {
     pub sync: Option<bool>,
     /// See `--allow-load-folder`.
     pub allow_load_folder: Option<PathBuf>,
+    /// The `[search]` table: text index settings.
+    pub search: Option<crate::text_index::SearchFileConfig>,
 }
 
 /// A size in bytes, written as a number or with a unit (`10MB`, `512KiB`, `1G`); units are
@@ -323,6 +325,8 @@ pub struct Config {
     pub server: ServerSettings,
     /// The config file that was read, if any.
     pub config_file: Option<PathBuf>,
+    /// The text index's settings (`[search]` in the file).
+    pub text_index: lodestone_indexer::IndexSettings,
 }
 
 /// Where a value came from, for error messages.
@@ -580,6 +584,7 @@ impl Config {
                 base_iri,
             },
             config_file: None,
+            text_index: file.search.clone().unwrap_or_default().settings(),
         })
     }
 }

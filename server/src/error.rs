@@ -74,6 +74,20 @@ pub enum ApiError {
     /// Every query slot is taken.
     #[error("the server is busy: too many queries are running; retry in a moment")]
     Busy,
+    /// A query parameter is missing or invalid.
+    #[error("parameter `{name}`: {message}")]
+    BadParameter {
+        /// The parameter's name.
+        name: &'static str,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// The entity or IRI asked for is not in the store.
+    #[error("{0}")]
+    NotFound(String),
+    /// The text index is not open on this server.
+    #[error("the text index is not available on this server")]
+    SearchUnavailable,
     /// A failure of the server itself; the detail is logged, not sent.
     #[error("internal error: {0}")]
     Internal(String),
@@ -111,6 +125,9 @@ impl ApiError {
             Self::Timeout(_) => ("timeout", StatusCode::SERVICE_UNAVAILABLE),
             Self::Busy => ("busy", StatusCode::SERVICE_UNAVAILABLE),
             Self::Internal(_) => ("internal", StatusCode::INTERNAL_SERVER_ERROR),
+            Self::BadParameter { .. } => ("bad_parameter", StatusCode::BAD_REQUEST),
+            Self::NotFound(_) => ("not_found", StatusCode::NOT_FOUND),
+            Self::SearchUnavailable => ("search_unavailable", StatusCode::SERVICE_UNAVAILABLE),
         }
     }
 
@@ -157,6 +174,7 @@ impl IntoResponse for ApiError {
             Self::UnsupportedMediaType { supported, .. } => {
                 body["supported"] = supported.clone().into();
             }
+            Self::BadParameter { name, .. } => body["parameter"] = (*name).into(),
             _ => {}
         }
         let mut response = (status, axum::Json(body)).into_response();
@@ -206,6 +224,12 @@ mod tests {
             ApiError::Timeout(Duration::from_secs(1)),
             ApiError::Busy,
             ApiError::Internal(String::new()),
+            ApiError::BadParameter {
+                name: "q",
+                message: String::new(),
+            },
+            ApiError::NotFound(String::new()),
+            ApiError::SearchUnavailable,
         ];
         let mut codes: Vec<_> = all.iter().map(|e| e.code_and_status().0).collect();
         assert!(codes

@@ -16,6 +16,7 @@ mod sample;
 mod serve;
 pub mod state;
 pub mod testdata;
+pub mod text_index;
 
 pub use crate::error::ApiError;
 pub use crate::routes::app;

@@ -43,6 +43,9 @@ pub fn run(config: Config) -> anyhow::Result<()> {
     }
     let store = Arc::new(store);
     let state = AppState::new(Arc::clone(&store), config.server.clone());
+    let (text_index, follower) =
+        crate::text_index::start(&store, &config.data, config.text_index.clone())?;
+    state.attach_text_index(text_index);
     tracing::info!(
         "updates: {:?}; default graph: {}; query budget {:.1} s; {} query slots",
         config.server.updates,
@@ -69,6 +72,7 @@ pub fn run(config: Config) -> anyhow::Result<()> {
     });
     // Blocking work still running (a response being aborted) gets a moment to end.
     runtime.shutdown_timeout(Duration::from_secs(5));
+    drop(follower);
     store.flush().context("flushing the store failed")?;
     tracing::info!("stopped");
     result

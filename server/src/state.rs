@@ -5,10 +5,11 @@
 
 use crate::config::ServerSettings;
 use crate::error::ApiError;
+use lodestone_indexer::TextIndex;
 use lodestone_store::{Store, StoreCounts, StoreError};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
@@ -25,6 +26,7 @@ struct Inner {
     metrics: Metrics,
     started: Instant,
     counts: Mutex<Option<StoreCounts>>,
+    text_index: OnceLock<Arc<TextIndex>>,
 }
 
 impl AppState {
@@ -39,6 +41,7 @@ impl AppState {
                 metrics: Metrics::default(),
                 started: Instant::now(),
                 counts: Mutex::new(None),
+                text_index: OnceLock::new(),
             }),
         }
     }
@@ -51,6 +54,16 @@ impl AppState {
     /// The settings.
     pub fn settings(&self) -> &ServerSettings {
         &self.inner.settings
+    }
+
+    /// The text index, once attached (search routes answer 503 before).
+    pub fn text_index(&self) -> Option<&Arc<TextIndex>> {
+        self.inner.text_index.get()
+    }
+
+    /// Attaches the text index (once; later calls are ignored).
+    pub fn attach_text_index(&self, index: Arc<TextIndex>) {
+        let _ = self.inner.text_index.set(index);
     }
 
     /// The request counters.

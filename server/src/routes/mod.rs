@@ -3,6 +3,8 @@
 
 pub mod graph_store;
 pub mod health;
+pub mod openapi;
+pub mod search;
 pub mod sparql;
 
 use crate::state::AppState;
@@ -19,6 +21,8 @@ pub fn app(state: AppState) -> Router {
         .merge(sparql::router(&state))
         .merge(graph_store::router(&state))
         .merge(health::router())
+        .merge(search::router(&state))
+        .merge(openapi::router())
         .layer(middleware::from_fn_with_state(state.clone(), track))
         .with_state(state)
 }

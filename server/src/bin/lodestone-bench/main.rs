@@ -9,6 +9,7 @@
 mod bsbm;
 mod replace_http;
 mod rng;
+mod search;
 mod trickle;
 
 use clap::{Parser, Subcommand};
@@ -71,6 +72,8 @@ enum Command {
     /// Replace named graphs over HTTP with SPARQL Update while a reader runs SELECTs, then time
     /// a large SPARQL XML result (the real server, in-process on 127.0.0.1:0).
     ReplaceHttp(replace_http::ReplaceHttpArgs),
+    /// Build the text index of a dump and time searches and type-ahead drawn from its labels.
+    Search(search::SearchArgs),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -93,5 +96,6 @@ fn main() -> anyhow::Result<()> {
             warmup,
         } => bsbm::run(&data, &queries, warmup),
         Command::ReplaceHttp(args) => replace_http::run(&args),
+        Command::Search(args) => search::run(&args),
     }
 }

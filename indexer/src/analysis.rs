@@ -1,0 +1,150 @@
+//! Text analysis: how literals and queries become terms.
+//!
+//! Every text field uses the folding analyzer (split on non-alphanumerics, lower-case, fold
+//! accents to ASCII, drop configured stop words), so that search is case- and
+//! accent-insensitive. Literals tagged with a language that has a Snowball stemmer are also
+//! indexed, stemmed, in that language's own field; a query is stemmed for the languages the
+//! client asked for. The same analyzer produces the label words whose prefixes feed type-ahead,
+//! so that query and index always agree on what a word is.
+
+use tantivy::tokenizer::{
+    AsciiFoldingFilter, Language, LowerCaser, RemoveLongFilter, SimpleTokenizer, Stemmer,
+    StopWordFilter, TextAnalyzer, TokenizerManager,
+};
+
+/// Name of the folding analyzer in tantivy's tokenizer manager.
+pub(crate) const FOLD: &str = "lodestone_fold";
+
+/// Longest word indexed, in bytes; longer tokens are dropped (base64 blobs, hashes).
+const LONGEST_WORD: usize = 60;
+
+/// Longest label-word prefix indexed for type-ahead, in characters.
+pub(crate) const LONGEST_PREFIX: usize = 16;
+
+/// Languages with a stemmed field: (BCP 47 primary subtag, Snowball stemmer).
+pub(crate) const STEMMED_LANGUAGES: [(&str, Language); 14] = [
+    ("en", Language::English),
+    ("de", Language::German),
+    ("fr", Language::French),
+    ("es", Language::Spanish),
+    ("it", Language::Italian),
+    ("nl", Language::Dutch),
+    ("pt", Language::Portuguese),
+    ("sv", Language::Swedish),
+    ("da", Language::Danish),
+    ("no", Language::Norwegian),
+    ("fi", Language::Finnish),
+    ("ru", Language::Russian),
+    ("hu", Language::Hungarian),
+    ("ro", Language::Romanian),
+];
+
+/// The analyzer name of one stemmed language.
+pub(crate) fn stem_analyzer_name(code: &str) -> String {
+    format!("lodestone_stem_{code}")
+}
+
+/// The folding analyzer with the given stop words.
+pub(crate) fn folding_analyzer(stop_words: &[String]) -> TextAnalyzer {
+    TextAnalyzer::builder(SimpleTokenizer::default())
+        .filter(RemoveLongFilter::limit(LONGEST_WORD))
+        .filter(LowerCaser)
+        .filter(AsciiFoldingFilter)
+        .filter(StopWordFilter::remove(stop_words.iter().cloned()))
+        .build()
+}
+
+fn stemming_analyzer(language: Language, stop_words: &[String]) -> TextAnalyzer {
+    TextAnalyzer::builder(SimpleTokenizer::default())
+        .filter(RemoveLongFilter::limit(LONGEST_WORD))
+        .filter(LowerCaser)
+        .filter(StopWordFilter::remove(stop_words.iter().cloned()))
+        .filter(Stemmer::new(language))
+        .filter(AsciiFoldingFilter)
+        .build()
+}
+
+/// Registers the folding analyzer and every stemming one.
+pub(crate) fn register_analyzers(manager: &TokenizerManager, stop_words: &[String]) {
+    manager.register(FOLD, folding_analyzer(stop_words));
+    for (code, language) in STEMMED_LANGUAGES {
+        manager.register(
+            &stem_analyzer_name(code),
+            stemming_analyzer(language, stop_words),
+        );
+    }
+}
+
+/// The stemmed language of a language tag (`en-GB` → `en`), if there is one.
+pub(crate) fn stemmed_language(tag: &str) -> Option<&'static str> {
+    let primary = tag.split('-').next().unwrap_or(tag);
+    STEMMED_LANGUAGES
+        .iter()
+        .map(|(code, _)| *code)
+        .find(|code| primary.eq_ignore_ascii_case(code))
+}
+
+/// The words of a text as the analyzer makes them, with their byte offsets in the text.
+pub(crate) fn words_with_offsets(
+    analyzer: &mut TextAnalyzer,
+    text: &str,
+) -> Vec<(String, std::ops::Range<usize>)> {
+    let mut stream = analyzer.token_stream(text);
+    let mut out = Vec::new();
+    while stream.advance() {
+        let token = stream.token();
+        out.push((token.text.clone(), token.offset_from..token.offset_to));
+    }
+    out
+}
+
+/// The words of a text as the analyzer makes them.
+pub(crate) fn words(analyzer: &mut TextAnalyzer, text: &str) -> Vec<String> {
+    let mut stream = analyzer.token_stream(text);
+    let mut out = Vec::new();
+    while stream.advance() {
+        out.push(stream.token().text.clone());
+    }
+    out
+}
+
+/// Every prefix (1 to [`LONGEST_PREFIX`] characters) of a word.
+pub(crate) fn prefixes(word: &str) -> impl Iterator<Item = &str> {
+    word.char_indices()
+        .skip(1)
+        .map(|(i, _)| i)
+        .chain(std::iter::once(word.len()))
+        .take(LONGEST_PREFIX)
+        .map(move |end| &word[..end])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn folding_ignores_case_and_accents() {
+        let mut analyzer = folding_analyzer(&[]);
+        assert_eq!(words(&mut analyzer, "Zürich, ÉCOLE"), ["zurich", "ecole"]);
+    }
+
+    #[test]
+    fn stop_words_are_dropped() {
+        let mut analyzer = folding_analyzer(&["the".to_owned()]);
+        assert_eq!(words(&mut analyzer, "The Wall"), ["wall"]);
+    }
+
+    #[test]
+    fn prefixes_are_bounded_and_char_aligned() {
+        assert_eq!(prefixes("abc").collect::<Vec<_>>(), ["a", "ab", "abc"]);
+        assert_eq!(prefixes("été").collect::<Vec<_>>(), ["é", "ét", "été"]);
+        assert_eq!(prefixes(&"x".repeat(40)).count(), LONGEST_PREFIX);
+    }
+
+    #[test]
+    fn language_tags_map_to_stemmers() {
+        assert_eq!(stemmed_language("en-GB"), Some("en"));
+        assert_eq!(stemmed_language("DE"), Some("de"));
+        assert_eq!(stemmed_language("la"), None);
+    }
+}

@@ -1,0 +1,66 @@
+//! A thread that keeps the index in step with the store.
+//!
+//! It polls the store's commit counter (an atomic read) every few milliseconds and catches up
+//! when it moved, so a commit is searchable within one poll interval plus the indexing time.
+//! A failure is logged and retried after a pause; it never stops the thread.
+
+use crate::index::TextIndex;
+use lodestone_store::Store;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+/// Pause after a failed catch-up.
+const RETRY_AFTER: Duration = Duration::from_secs(1);
+
+/// The running follower; dropping it stops the thread (after the batch in progress).
+pub struct Follower {
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Follower {
+    /// Starts following `store` into `index`, checking every `interval`.
+    pub fn start(
+        store: Arc<Store>,
+        index: Arc<TextIndex>,
+        interval: Duration,
+    ) -> Result<Self, std::io::Error> {
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&stop);
+        let thread = std::thread::Builder::new()
+            .name("lodestone-indexer".into())
+            .spawn(move || {
+                while !flag.load(Ordering::Acquire) {
+                    let behind = index.applied() != Some(store.sequence());
+                    if behind {
+                        match index.catch_up(&store) {
+                            Ok(sequence) => {
+                                tracing::debug!(sequence, "text index caught up");
+                            }
+                            Err(error) => {
+                                tracing::error!(%error, "text index catch-up failed");
+                                std::thread::sleep(RETRY_AFTER);
+                            }
+                        }
+                    } else {
+                        std::thread::sleep(interval);
+                    }
+                }
+            })?;
+        Ok(Self {
+            stop,
+            thread: Some(thread),
+        })
+    }
+}
+
+impl Drop for Follower {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Release);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}

@@ -1,0 +1,348 @@
+//! The index folder: open or create, catch up with the store's change log, rebuild.
+//!
+//! Invariant: the payload of the last tantivy commit says which store sequence number the
+//! committed documents reflect (`lodestone-text-index <version> <sequence> <fingerprint>`,
+//! the last being a hash of the settings that shape documents). Documents are
+//! built from a store snapshot taken after the change log was read, so they are never older
+//! than the sequence recorded; re-applying a change is harmless (delete, then add). A folder
+//! without that payload, of another version or with another schema is rebuilt from scratch.
+
+use crate::analysis::register_analyzers;
+use crate::document::{DocumentBuilder, Vocabulary};
+use crate::error::IndexError;
+use crate::schema::Fields;
+use crate::search::IndexSearcher;
+use crate::settings::IndexSettings;
+use lodestone_store::{EncodedQuad, Reader, SequenceNumber, Store, TermId};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+use tantivy::schema::Term as IndexTerm;
+use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument};
+
+/// Version of the index layout; an index of another version is rebuilt.
+pub const INDEX_FORMAT_VERSION: u32 = 1;
+
+const PAYLOAD_PREFIX: &str = "lodestone-text-index";
+
+/// Sentinel of [`TextIndex::applied`] for an index that was never built.
+const NEVER_BUILT: u64 = u64::MAX;
+
+/// Change-log batches read per request to the store.
+const CHANGE_BATCHES_PER_READ: usize = 1_000;
+
+/// What a rebuild did.
+#[derive(Debug, Clone, Copy)]
+pub struct BuildReport {
+    /// Entities indexed.
+    pub entities: u64,
+    /// Quads read.
+    pub quads: u64,
+    /// The store sequence the index now reflects.
+    pub sequence: SequenceNumber,
+    /// Time taken.
+    pub elapsed: Duration,
+}
+
+/// The text index of one store.
+pub struct TextIndex {
+    path: PathBuf,
+    index: Index,
+    fields: Fields,
+    settings: IndexSettings,
+    writer: Mutex<IndexWriter<TantivyDocument>>,
+    reader: IndexReader,
+    applied: AtomicU64,
+    progress: (Mutex<()>, Condvar),
+}
+
+impl TextIndex {
+    /// Opens the index in `path`, creating an empty one (that [`TextIndex::catch_up`] will
+    /// build) when the folder is missing, empty, of another version or unreadable.
+    pub fn open(path: impl AsRef<Path>, settings: IndexSettings) -> Result<Self, IndexError> {
+        let path = path.as_ref().to_path_buf();
+        let (schema, fields) = Fields::build();
+        let existing = if path.join("meta.json").exists() {
+            match Index::open_in_dir(&path) {
+                Ok(index) if index.schema() == schema => read_payload(&index)?
+                    .filter(|(_, fingerprint)| *fingerprint == settings.fingerprint())
+                    .map(|(sequence, _)| (index, sequence)),
+                _ => None,
+            }
+        } else {
+            None
+        };
+        let (index, applied) = match existing {
+            Some((index, sequence)) => (index, sequence),
+            None => {
+                if path.exists() {
+                    std::fs::remove_dir_all(&path)?;
+                }
+                std::fs::create_dir_all(&path)?;
+                (Index::create_in_dir(&path, schema)?, NEVER_BUILT)
+            }
+        };
+        register_analyzers(index.tokenizers(), &settings.stop_words);
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
+        let writer = index.writer_with_num_threads(
+            threads,
+            settings.writer_memory_bytes.max(threads * 20 << 20),
+        )?;
+        let reader = index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::Manual)
+            .try_into()?;
+        Ok(Self {
+            path,
+            index,
+            fields,
+            settings,
+            writer: Mutex::new(writer),
+            reader,
+            applied: AtomicU64::new(applied),
+            progress: (Mutex::new(()), Condvar::new()),
+        })
+    }
+
+    /// The index folder.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The settings the index was opened with.
+    pub fn settings(&self) -> &IndexSettings {
+        &self.settings
+    }
+
+    /// The store sequence the searchable documents reflect; `None` before the first build.
+    pub fn applied(&self) -> Option<SequenceNumber> {
+        match self.applied.load(Ordering::Acquire) {
+            NEVER_BUILT => None,
+            sequence => Some(sequence),
+        }
+    }
+
+    /// Waits until the index reflects `sequence` or `timeout` passes; true if it does.
+    pub fn wait_for(&self, sequence: SequenceNumber, timeout: Duration) -> bool {
+        let deadline = Instant::now() + timeout;
+        let (lock, condvar) = &self.progress;
+        let mut guard = lock.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            if self.applied().is_some_and(|a| a >= sequence) {
+                return true;
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return false;
+            }
+            guard = condvar
+                .wait_timeout(guard, deadline - now)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+    }
+
+    /// A searcher over the committed documents.
+    pub fn searcher(&self) -> IndexSearcher<'_> {
+        IndexSearcher::new(
+            self.reader.searcher(),
+            &self.fields,
+            &self.settings,
+            &self.index,
+        )
+    }
+
+    /// Brings the index up to the store's last commit: applies the change log since the
+    /// recorded sequence, or rebuilds when the index was never built, the log no longer
+    /// reaches back that far, or more subjects changed than a rebuild costs.
+    pub fn catch_up(&self, store: &Store) -> Result<SequenceNumber, IndexError> {
+        let target = store.sequence();
+        let Some(applied) = self.applied() else {
+            return Ok(self.rebuild(store, |_| {})?.sequence);
+        };
+        if applied >= target {
+            return Ok(applied);
+        }
+        let mut subjects = BTreeSet::new();
+        let mut last = applied;
+        loop {
+            let batches = store.changes_since(last, CHANGE_BATCHES_PER_READ)?;
+            let Some(first) = batches.first() else { break };
+            if first.sequence != last + 1 {
+                // The log was trimmed past what this index has seen.
+                return Ok(self.rebuild(store, |_| {})?.sequence);
+            }
+            for batch in batches {
+                subjects.extend(batch.subjects);
+                last = batch.sequence;
+            }
+            if subjects.len() > self.settings.rebuild_threshold {
+                return Ok(self.rebuild(store, |_| {})?.sequence);
+            }
+        }
+        if last == applied {
+            return Ok(applied);
+        }
+        // Taken after the log was read: it sees at least every commit up to `last`.
+        let reader = store.reader();
+        let mut writer = self.lock_writer();
+        let mut builder = DocumentBuilder::new(
+            &self.fields,
+            Vocabulary::resolve(&reader, &self.settings)?,
+            self.index.tokenizers(),
+        );
+        let mut quads = Vec::new();
+        for subject in subjects {
+            writer.delete_term(IndexTerm::from_field_u64(self.fields.id, subject.as_u64()));
+            quads.clear();
+            for quad in reader.quads_for_pattern(Some(subject), None, None, None) {
+                quads.push(quad?);
+            }
+            if let Some(doc) = builder.build(&reader, subject, &quads)? {
+                writer.add_document(doc)?;
+            }
+        }
+        self.commit(&mut writer, last)?;
+        drop(writer);
+        store.trim_changes(last)?;
+        Ok(last)
+    }
+
+    /// Drops every document and indexes the whole store again from one snapshot;
+    /// `on_progress` gets the number of quads read so far every 100,000 quads.
+    pub fn rebuild(
+        &self,
+        store: &Store,
+        mut on_progress: impl FnMut(u64),
+    ) -> Result<BuildReport, IndexError> {
+        let start = Instant::now();
+        let reader = store.reader();
+        let sequence = reader.sequence()?;
+        let mut writer = self.lock_writer();
+        writer.delete_all_documents()?;
+        let mut builder = DocumentBuilder::new(
+            &self.fields,
+            Vocabulary::resolve(&reader, &self.settings)?,
+            self.index.tokenizers(),
+        );
+        let mut entities = 0;
+        let mut read = 0;
+        let mut current: Option<TermId> = None;
+        let mut quads: Vec<EncodedQuad> = Vec::new();
+        let mut flush = |subject: TermId,
+                         quads: &mut Vec<EncodedQuad>,
+                         writer: &mut IndexWriter<TantivyDocument>|
+         -> Result<(), IndexError> {
+            if let Some(doc) = builder.build(&reader, subject, quads)? {
+                writer.add_document(doc)?;
+                entities += 1;
+            }
+            quads.clear();
+            Ok(())
+        };
+        // The SPOG order of an unbound scan keeps each subject's quads together.
+        for quad in reader.quads_for_pattern(None, None, None, None) {
+            let quad = quad?;
+            if current != Some(quad.subject) {
+                if let Some(subject) = current {
+                    flush(subject, &mut quads, &mut writer)?;
+                }
+                current = Some(quad.subject);
+            }
+            quads.push(quad);
+            read += 1;
+            if read % 100_000 == 0 {
+                on_progress(read);
+            }
+        }
+        if let Some(subject) = current {
+            flush(subject, &mut quads, &mut writer)?;
+        }
+        on_progress(read);
+        self.commit(&mut writer, sequence)?;
+        drop(writer);
+        store.trim_changes(sequence)?;
+        Ok(BuildReport {
+            entities,
+            quads: read,
+            sequence,
+            elapsed: start.elapsed(),
+        })
+    }
+
+    /// Entity documents in the committed index.
+    pub fn document_count(&self) -> u64 {
+        self.reader.searcher().num_docs()
+    }
+
+    /// The best label of an entity for a language preference list (see
+    /// [`crate::EntityText::best_label`]), read from the store.
+    pub fn best_label(
+        &self,
+        reader: &Reader<'_>,
+        term: TermId,
+        langs: &[String],
+    ) -> Result<Option<String>, IndexError> {
+        let vocabulary = Vocabulary::resolve(reader, &self.settings)?;
+        let text = crate::entity::EntityText::load(reader, &vocabulary, term)?;
+        Ok(text.best_label(langs).map(|c| c.text))
+    }
+
+    fn commit(
+        &self,
+        writer: &mut IndexWriter<TantivyDocument>,
+        sequence: SequenceNumber,
+    ) -> Result<(), IndexError> {
+        let mut prepared = writer.prepare_commit()?;
+        prepared.set_payload(&format!(
+            "{PAYLOAD_PREFIX} {INDEX_FORMAT_VERSION} {sequence} {:016x}",
+            self.settings.fingerprint()
+        ));
+        prepared.commit()?;
+        self.reader.reload()?;
+        self.applied.store(sequence, Ordering::Release);
+        let (lock, condvar) = &self.progress;
+        drop(lock.lock().unwrap_or_else(|e| e.into_inner()));
+        condvar.notify_all();
+        Ok(())
+    }
+
+    fn lock_writer(&self) -> MutexGuard<'_, IndexWriter<TantivyDocument>> {
+        // A panic mid-batch leaves uncommitted documents that the next commit would publish
+        // with a wrong sequence; rolling back discards them.
+        match self.writer.lock() {
+            Ok(guard) => guard,
+            Err(poisoned) => {
+                let mut guard = poisoned.into_inner();
+                if let Err(error) = guard.rollback() {
+                    tracing::warn!(%error, "text index rollback failed");
+                }
+                guard
+            }
+        }
+    }
+}
+
+/// The sequence and settings fingerprint recorded in the last commit, if it was written by
+/// this version.
+fn read_payload(index: &Index) -> Result<Option<(SequenceNumber, u64)>, IndexError> {
+    let metas = index.load_metas()?;
+    let Some(payload) = metas.payload else {
+        return Ok(None);
+    };
+    let mut parts = payload.split(' ');
+    let (Some(PAYLOAD_PREFIX), Some(version), Some(sequence), Some(fingerprint)) =
+        (parts.next(), parts.next(), parts.next(), parts.next())
+    else {
+        return Ok(None);
+    };
+    if version.parse::<u32>().ok() != Some(INDEX_FORMAT_VERSION) {
+        return Ok(None);
+    }
+    Ok(sequence
+        .parse()
+        .ok()
+        .zip(u64::from_str_radix(fingerprint, 16).ok()))
+}

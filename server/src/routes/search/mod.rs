@@ -1,0 +1,77 @@
+//! The search API: `/api/search`, `/api/autocomplete`, `/api/lookup`, the DBpedia Lookup
+//! compatible `/api/search/KeywordSearch` and `/api/search/PrefixSearch`.
+//!
+//! Handlers are thin: parse the parameters (a 400 names the bad one), take an engine slot,
+//! run the search on a blocking thread, render JSON or XML. Searches see the store's commits
+//! made before the request started: the handler waits (briefly) for the index follower to
+//! reach the store's sequence number at that moment.
+
+mod api;
+mod dbpedia;
+mod format;
+mod lookup;
+mod params;
+mod usage;
+
+use crate::error::ApiError;
+use crate::state::AppState;
+use axum::routing::get;
+use axum::Router;
+use lodestone_indexer::{IndexError, TextIndex};
+use lodestone_store::Store;
+use std::sync::Arc;
+use std::time::Duration;
+
+pub use format::{to_xml, Format};
+
+/// Longest wait for the index to reflect the commits made before a request.
+const READ_YOUR_WRITES: Duration = Duration::from_secs(3);
+
+/// Most hits one page may ask for.
+const MAX_LIMIT: usize = 1_000;
+
+/// Deepest page start: ranking costs grow with offset + limit.
+const MAX_OFFSET: usize = 10_000;
+
+/// The routes of the search API.
+pub fn router(_state: &AppState) -> Router<AppState> {
+    Router::new()
+        .route("/api/search", get(api::search))
+        .route("/api/autocomplete", get(api::autocomplete))
+        .route("/api/lookup", get(lookup::lookup))
+        .route("/api/search/KeywordSearch", get(dbpedia::keyword_search))
+        .route("/api/search/PrefixSearch", get(dbpedia::prefix_search))
+}
+
+/// Runs search work on a blocking thread with an engine slot, once the index reflects every
+/// commit made before the call.
+async fn run_blocking<T: Send + 'static>(
+    state: &AppState,
+    work: impl FnOnce(&Store, &TextIndex) -> Result<T, ApiError> + Send + 'static,
+) -> Result<T, ApiError> {
+    let index = Arc::clone(state.text_index().ok_or(ApiError::SearchUnavailable)?);
+    let permit = state.try_permit()?;
+    let store = Arc::clone(state.store());
+    let target = store.sequence();
+    tokio::task::spawn_blocking(move || {
+        let _permit = permit;
+        if !index.wait_for(target, READ_YOUR_WRITES) {
+            tracing::warn!(target, applied = ?index.applied(), "text index is behind the store");
+        }
+        work(&store, &index)
+    })
+    .await
+    .map_err(|e| ApiError::Internal(format!("search task failed: {e}")))?
+}
+
+/// Maps an index error: a refused query is the client's (400 naming `q`), the rest internal.
+fn index_error(error: IndexError) -> ApiError {
+    match error {
+        IndexError::Query(e) => ApiError::BadParameter {
+            name: "q",
+            message: e.to_string(),
+        },
+        IndexError::Store(e) => ApiError::from_store(e, Duration::ZERO),
+        other => ApiError::Internal(other.to_string()),
+    }
+}

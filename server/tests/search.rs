@@ -1,0 +1,549 @@
+//! The search API over a real server and real data: DBpedia-derived music data
+//! (`real/music.nt.zst`) and Nomisma (`real/nomisma.nt.zst`) for languages; small stores for
+//! what changes (graph replacement, a deleted index folder, a killed process).
+
+use lodestone_indexer::IndexSettings;
+use lodestone_server::config::ServerSettings;
+use lodestone_server::{serve_listener, AppState};
+use lodestone_store::load::{BulkLoader, Input, ParseOptions};
+use lodestone_store::{Store, StoreOptions};
+use reqwest::blocking::{Client, Response};
+use serde_json::Value;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+const TUTORIAL: &str = "http://stardog.com/tutorial/";
+
+fn data_file(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/data")
+        .join(name)
+}
+
+fn client() -> Client {
+    Client::builder()
+        .timeout(Duration::from_secs(60))
+        .build()
+        .expect("client")
+}
+
+/// A server over a store with its text index and follower, on 127.0.0.1:0.
+struct SearchServer {
+    base: String,
+    runtime: Option<tokio::runtime::Runtime>,
+    shutdown: Option<tokio::sync::oneshot::Sender<()>>,
+    _follower: lodestone_indexer::Follower,
+    _dir: tempfile::TempDir,
+}
+
+impl SearchServer {
+    /// Bulk-loads `file` (from the shared data) and serves it with open updates.
+    fn with_file(file: Option<&str>) -> Self {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let data = dir.path().join("data");
+        let store = Arc::new(Store::open(&data, StoreOptions::default()).expect("store"));
+        if let Some(file) = file {
+            // Nomisma has a few IRIs that do not parse: skip those statements.
+            let options = ParseOptions {
+                lenient: true,
+                ..ParseOptions::default()
+            };
+            BulkLoader::new(&store)
+                .with_parse_options(options)
+                .load(&[Input::File(data_file(file))])
+                .expect("load");
+        }
+        let settings = ServerSettings::default().with_open_updates();
+        let state = AppState::new(Arc::clone(&store), settings);
+        let (index, follower) =
+            lodestone_server::text_index::start(&store, &data, IndexSettings::default())
+                .expect("text index");
+        state.attach_text_index(index);
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        listener.set_nonblocking(true).expect("nonblocking");
+        let base = format!("http://{}", listener.local_addr().expect("addr"));
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .expect("runtime");
+        let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+        runtime.spawn(async move {
+            let listener = tokio::net::TcpListener::from_std(listener).expect("listener");
+            serve_listener(listener, state, async move {
+                let _ = rx.await;
+            })
+            .await
+            .expect("serve");
+        });
+        Self {
+            base,
+            runtime: Some(runtime),
+            shutdown: Some(tx),
+            _follower: follower,
+            _dir: dir,
+        }
+    }
+
+    fn get(&self, path: &str, params: &[(&str, &str)]) -> Response {
+        client()
+            .get(format!("{}{path}", self.base))
+            .query(params)
+            .send()
+            .expect("request")
+    }
+
+    fn json(&self, path: &str, params: &[(&str, &str)]) -> Value {
+        let response = self.get(path, params);
+        assert_eq!(response.status(), 200, "{path} {params:?}");
+        response.json().expect("json")
+    }
+
+    fn uris(&self, path: &str, params: &[(&str, &str)]) -> Vec<String> {
+        uris(&self.json(path, params))
+    }
+
+    fn update(&self, update: &str) {
+        let response = client()
+            .post(format!("{}/sparql", self.base))
+            .form(&[("update", update)])
+            .send()
+            .expect("update");
+        assert!(response.status().is_success(), "{update}");
+    }
+
+    fn count(&self, query: &str) -> u64 {
+        let response = client()
+            .get(format!("{}/sparql", self.base))
+            .query(&[("query", query)])
+            .header("Accept", "application/sparql-results+json")
+            .send()
+            .expect("query");
+        assert_eq!(response.status(), 200, "{query}");
+        let json: Value = response.json().expect("json");
+        json["results"]["bindings"][0]["c"]["value"]
+            .as_str()
+            .and_then(|v| v.parse().ok())
+            .expect("a count")
+    }
+}
+
+impl Drop for SearchServer {
+    fn drop(&mut self) {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+        if let Some(runtime) = self.runtime.take() {
+            runtime.shutdown_timeout(Duration::from_secs(5));
+        }
+    }
+}
+
+fn uris(json: &Value) -> Vec<String> {
+    json["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .map(|r| r["uri"].as_str().unwrap_or_default().to_owned())
+        .collect()
+}
+
+fn tutorial(name: &str) -> String {
+    format!("{TUTORIAL}{name}")
+}
+
+#[test]
+fn music_entities_are_found_by_label_description_prefix_and_typo() {
+    let server = SearchServer::with_file(Some("real/music.nt.zst"));
+    let bowie = tutorial("David_Bowie");
+    let heroes = tutorial("%22Heroes%22_(David_Bowie_album)");
+
+    let by_label = server.json("/api/search", &[("q", "David Bowie")]);
+    assert_eq!(uris(&by_label)[0], bowie, "{by_label}");
+    assert_eq!(by_label["results"][0]["label"], "David Bowie");
+    assert!(by_label["results"][0]["inDegree"].as_u64() > Some(10));
+
+    let by_description = server.json("/api/search", &[("q", "\"Berlin Trilogy\" Fripp")]);
+    assert!(uris(&by_description).contains(&heroes), "{by_description}");
+    let hit = &by_description["results"][0];
+    assert!(
+        hit["snippet"]
+            .as_str()
+            .is_some_and(|s| s.contains("<b>Fripp</b>")),
+        "{hit}"
+    );
+    assert_eq!(hit["matchedProperty"], tutorial("description"));
+
+    assert!(server
+        .uris("/api/search", &[("q", "bowi*")])
+        .contains(&bowie));
+    assert_eq!(
+        server.uris("/api/search", &[("q", "David Bowei")])[0],
+        bowie,
+        "typo"
+    );
+    assert_eq!(
+        server.uris("/api/search", &[("q", "dávid BOWIE")])[0],
+        bowie,
+        "accents"
+    );
+
+    let typed = server.uris("/api/autocomplete", &[("q", "david bo")]);
+    assert!(typed.iter().take(3).any(|u| *u == bowie), "{typed:?}");
+    let single = server.uris("/api/autocomplete", &[("q", "Bowi"), ("limit", "50")]);
+    assert!(
+        single.contains(&bowie) && single.contains(&heroes),
+        "{single:?}"
+    );
+}
+
+#[test]
+fn music_class_filter_follows_subclasses_and_paging_is_consistent() {
+    let server = SearchServer::with_file(Some("real/music.nt.zst"));
+    let albums = server.json(
+        "/api/search",
+        &[("q", "Bowie"), ("class", &tutorial("Album"))],
+    );
+    assert!(albums["total"].as_u64() > Some(3), "{albums}");
+    for hit in albums["results"].as_array().expect("hits") {
+        assert!(hit["classes"]
+            .as_array()
+            .expect("classes")
+            .contains(&Value::from(tutorial("Album"))));
+    }
+    // No work class yet: nothing. Then Album becomes a subclass of Work, and Work finds albums.
+    let work = "http://example.org/Work";
+    let none = server.json("/api/search", &[("q", "Bowie"), ("class", work)]);
+    assert_eq!(none["total"], 0);
+    server.update(&format!(
+        "INSERT DATA {{ <{TUTORIAL}Album> <http://www.w3.org/2000/01/rdf-schema#subClassOf> <{work}> }}"
+    ));
+    let works = server.json("/api/search", &[("q", "Bowie"), ("class", work)]);
+    assert_eq!(works["total"], albums["total"]);
+
+    let all = server.json("/api/search", &[("q", "album"), ("limit", "30")]);
+    let mut paged = Vec::new();
+    for page in 0..3 {
+        let offset = (page * 10).to_string();
+        let json = server.json(
+            "/api/search",
+            &[("q", "album"), ("limit", "10"), ("offset", &offset)],
+        );
+        assert_eq!(json["total"], all["total"]);
+        paged.extend(uris(&json));
+    }
+    assert_eq!(paged, uris(&all));
+    let mut distinct = paged.clone();
+    distinct.sort();
+    distinct.dedup();
+    assert_eq!(distinct.len(), 30);
+}
+
+#[test]
+fn usage_counts_equal_sparql_counts_for_100_iris() {
+    let server = SearchServer::with_file(Some("real/music.nt.zst"));
+    let response = client()
+        .get(format!("{}/sparql", server.base))
+        .query(&[(
+            "query",
+            "SELECT DISTINCT ?x WHERE { { ?x ?p ?o } UNION { ?s ?p ?x } FILTER(isIRI(?x)) }",
+        )])
+        .header("Accept", "application/sparql-results+json")
+        .send()
+        .expect("query");
+    let json: Value = response.json().expect("json");
+    let mut iris: Vec<String> = json["results"]["bindings"]
+        .as_array()
+        .expect("bindings")
+        .iter()
+        .filter_map(|b| b["x"]["value"].as_str().map(str::to_owned))
+        .collect();
+    iris.sort();
+    assert!(iris.len() > 1000);
+    // A fixed stride through the sorted IRIs: 100 of them, spread over the whole set.
+    let stride = iris.len() / 100;
+    for iri in iris.iter().step_by(stride).take(100) {
+        let report = server.json("/api/lookup", &[("uri", iri)]);
+        let as_subject = server.count(&format!(
+            "SELECT (COUNT(*) AS ?c) WHERE {{ <{iri}> ?p ?o }}"
+        ));
+        let as_object = server.count(&format!(
+            "SELECT (COUNT(*) AS ?c) WHERE {{ ?s ?p <{iri}> }}"
+        ));
+        let pointing = server.count(&format!(
+            "SELECT (COUNT(DISTINCT ?s) AS ?c) WHERE {{ ?s ?p <{iri}> }}"
+        ));
+        assert_eq!(report["usage"]["asSubject"], as_subject, "{iri}");
+        assert_eq!(report["usage"]["asObject"], as_object, "{iri}");
+        assert_eq!(report["distinctSubjectsPointingAt"], pointing, "{iri}");
+        assert_eq!(report["complete"], true);
+    }
+    let type_report = server.json(
+        "/api/lookup",
+        &[("uri", "http://www.w3.org/1999/02/22-rdf-syntax-ns#type")],
+    );
+    assert_eq!(type_report["usage"]["asPredicate"], 7674);
+
+    let unknown = server.get("/api/lookup", &[("uri", "http://example.org/never-used")]);
+    assert_eq!(unknown.status(), 404);
+    let by_fragment = server.uris("/api/lookup", &[("q", "stardog.com/tutorial/David_Bo")]);
+    assert_eq!(by_fragment[0], tutorial("David_Bowie"), "{by_fragment:?}");
+    let by_words = server.json("/api/lookup", &[("q", "Bowie")]);
+    assert_eq!(by_words["matchedBy"], "label");
+    let usage: Vec<u64> = by_words["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .map(|r| r["usage"].as_u64().unwrap_or(0))
+        .collect();
+    assert!(
+        usage.windows(2).all(|w| w[0] >= w[1]),
+        "ranked by usage: {usage:?}"
+    );
+}
+
+#[test]
+fn formats_errors_dbpedia_compatibility_and_openapi() {
+    let server = SearchServer::with_file(Some("real/music.nt.zst"));
+    let xml = server.get("/api/search", &[("q", "Bowie"), ("format", "xml")]);
+    assert_eq!(xml.status(), 200);
+    assert!(xml.headers()["content-type"]
+        .to_str()
+        .is_ok_and(|t| t.starts_with("application/xml")));
+    let body = xml.text().expect("text");
+    assert!(
+        body.contains("<search>") && body.contains("<result><"),
+        "{body}"
+    );
+    let by_accept = client()
+        .get(format!("{}/api/search", server.base))
+        .query(&[("q", "Bowie")])
+        .header("Accept", "application/xml")
+        .send()
+        .expect("request");
+    assert!(by_accept.text().expect("text").contains("<total>"));
+
+    for (params, name) in [
+        (vec![("q", "x"), ("limit", "0")], "limit"),
+        (vec![("q", "x"), ("offset", "-1")], "offset"),
+        (vec![("limit", "5")], "q"),
+        (vec![("q", "x"), ("class", "not an iri")], "class"),
+        (vec![("q", "x"), ("format", "yaml")], "format"),
+    ] {
+        let response = server.get("/api/search", &params);
+        assert_eq!(response.status(), 400, "{params:?}");
+        let json: Value = response.json().expect("json");
+        assert_eq!(json["parameter"], name, "{json}");
+    }
+    let long = "word ".repeat(200);
+    let refused = server.get("/api/search", &[("q", long.as_str())]);
+    assert_eq!(refused.status(), 400);
+    let xml_error = server.get(
+        "/api/search",
+        &[("q", "x"), ("limit", "0"), ("format", "xml")],
+    );
+    assert_eq!(xml_error.status(), 400);
+    assert!(xml_error
+        .text()
+        .expect("text")
+        .contains("<parameter>limit</parameter>"));
+
+    let keyword = server.get(
+        "/api/search/KeywordSearch",
+        &[("QueryString", "David Bowie"), ("MaxHits", "3")],
+    );
+    let body = keyword.text().expect("text");
+    assert!(body.contains("<ArrayOfResult"), "{body}");
+    assert!(
+        body.contains(&format!("<URI>{TUTORIAL}David_Bowie</URI>")),
+        "{body}"
+    );
+    let json: Value = client()
+        .get(format!("{}/api/search/PrefixSearch", server.base))
+        .query(&[
+            ("QueryString", "David Bo"),
+            ("QueryClass", &tutorial("SoloArtist")),
+        ])
+        .header("Accept", "application/json")
+        .send()
+        .expect("request")
+        .json()
+        .expect("json");
+    let first = &json["results"][0];
+    assert_eq!(first["uri"], tutorial("David_Bowie"), "{json}");
+    assert!(first["refCount"].as_u64() > Some(0));
+    assert!(first["classes"].as_array().is_some_and(|c| !c.is_empty()));
+
+    let openapi = server.json("/api/openapi.json", &[]);
+    assert_eq!(openapi["openapi"], "3.0.3");
+    assert!(openapi["paths"]["/api/search"]["get"]["parameters"].is_array());
+}
+
+#[test]
+fn nomisma_labels_follow_the_requested_language() {
+    let server = SearchServer::with_file(Some("real/nomisma.nt.zst"));
+    let athens = "http://nomisma.org/id/athens";
+    let label_in = |lang: &str| {
+        let json = server.json(
+            "/api/search",
+            &[
+                ("q", "athens"),
+                ("lang", lang),
+                ("class", "http://nomisma.org/ontology#Mint"),
+            ],
+        );
+        assert_eq!(uris(&json)[0], athens, "{json}");
+        json["results"][0]["label"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    };
+    assert_eq!(label_in("de"), "Athen");
+    assert_eq!(label_in("it"), "Atene");
+    assert_eq!(label_in("en"), "Athens");
+    let response = client()
+        .get(format!("{}/api/search", server.base))
+        .query(&[("q", "Atene")])
+        .header("Accept-Language", "it, en;q=0.5")
+        .send()
+        .expect("request");
+    let json: Value = response.json().expect("json");
+    assert_eq!(json["results"][0]["uri"], athens);
+    assert_eq!(json["results"][0]["label"], "Atene");
+}
+
+#[test]
+fn a_graph_replacement_is_reflected_by_the_next_search() {
+    let server = SearchServer::with_file(None);
+    let graph = "http://example.org/g";
+    let put = |body: &str| {
+        let response = client()
+            .put(format!("{}/store", server.base))
+            .query(&[("graph", graph)])
+            .header("Content-Type", "text/turtle")
+            .body(body.to_owned())
+            .send()
+            .expect("put");
+        assert!(response.status().is_success());
+    };
+    put(
+        r#"<http://example.org/a> <http://www.w3.org/2000/01/rdf-schema#label> "Quetzalcoatl feather" ."#,
+    );
+    assert_eq!(
+        server.uris("/api/search", &[("q", "quetzalcoatl")]),
+        ["http://example.org/a"]
+    );
+    put(
+        r#"<http://example.org/b> <http://www.w3.org/2000/01/rdf-schema#label> "Xiuhcoatl serpent" ."#,
+    );
+    assert!(server
+        .uris("/api/search", &[("q", "quetzalcoatl")])
+        .is_empty());
+    assert_eq!(
+        server.uris("/api/search", &[("q", "xiuhcoatl")]),
+        ["http://example.org/b"]
+    );
+    let in_graph = server.uris("/api/search", &[("q", "serpent"), ("graph", graph)]);
+    assert_eq!(in_graph, ["http://example.org/b"]);
+    assert!(server
+        .uris(
+            "/api/search",
+            &[("q", "serpent"), ("graph", "http://example.org/other")]
+        )
+        .is_empty());
+}
+
+/// A `lodestone serve` process over a data folder that outlives it.
+struct Process {
+    child: Child,
+    base: String,
+}
+
+impl Process {
+    fn serve(data: &Path) -> Self {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_lodestone"))
+            .arg("serve")
+            .arg("--data")
+            .arg(data)
+            .args(["--bind", "127.0.0.1:0", "--open-updates", "--no-sample"])
+            .env_remove("RUST_LOG")
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start lodestone");
+        let stderr = child.stderr.take().expect("stderr");
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if let Some(at) = line.find("listening on http://") {
+                    let _ = tx.send(line[at + "listening on ".len()..].trim().to_owned());
+                }
+            }
+        });
+        let base = rx
+            .recv_timeout(Duration::from_secs(60))
+            .expect("lodestone serve started");
+        Self { child, base }
+    }
+
+    fn search(&self, q: &str) -> Vec<String> {
+        let json: Value = client()
+            .get(format!("{}/api/search", self.base))
+            .query(&[("q", q)])
+            .send()
+            .expect("search")
+            .json()
+            .expect("json");
+        uris(&json)
+    }
+
+    fn insert_label(&self, subject: &str, label: &str) {
+        let update = format!(
+            "INSERT DATA {{ <{subject}> <http://www.w3.org/2000/01/rdf-schema#label> \"{label}\" }}"
+        );
+        let response = client()
+            .post(format!("{}/sparql", self.base))
+            .form(&[("update", update.as_str())])
+            .send()
+            .expect("update");
+        assert!(response.status().is_success());
+    }
+
+    fn kill(mut self) {
+        self.child.kill().expect("kill");
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn a_killed_server_catches_up_and_a_deleted_index_is_rebuilt() {
+    let dir = tempfile::tempdir().expect("dir");
+    let data = dir.path().join("data");
+    let server = Process::serve(&data);
+    server.insert_label("http://example.org/first", "Ozymandias");
+    assert_eq!(server.search("ozymandias"), ["http://example.org/first"]);
+    // Killed right after a commit: the index may not have applied it yet.
+    server.insert_label("http://example.org/second", "Bucephalus");
+    server.kill();
+    let server = Process::serve(&data);
+    assert_eq!(server.search("bucephalus"), ["http://example.org/second"]);
+    server.kill();
+
+    std::fs::remove_dir_all(data.join("text-index")).expect("delete the index");
+    let started = Instant::now();
+    let server = Process::serve(&data);
+    assert_eq!(server.search("ozymandias"), ["http://example.org/first"]);
+    assert_eq!(server.search("bucephalus"), ["http://example.org/second"]);
+    assert!(started.elapsed() < Duration::from_secs(30));
+    assert!(data.join("text-index").join("meta.json").exists());
+}
