@@ -101,6 +101,10 @@ pub struct ServeArgs {
     /// [toml: allow_load_folder]
     #[arg(long, env = "LODESTONE_ALLOW_LOAD_FOLDER", value_name = "DIR")]
     pub allow_load_folder: Option<PathBuf>,
+    /// What the dataset is, in a sentence or two, shown on the home page
+    /// [toml: site_description]
+    #[arg(long, env = "LODESTONE_SITE_DESCRIPTION", value_name = "TEXT")]
+    pub site_description: Option<String>,
 }
 
 /// `lodestone.toml`: the same keys as the long options, with `_` for `-`.
@@ -139,6 +143,8 @@ pub struct FileConfig {
     pub allow_load_folder: Option<PathBuf>,
     /// The `[search]` table: text index settings.
     pub search: Option<crate::text_index::SearchFileConfig>,
+    /// See `--site-description`.
+    pub site_description: Option<String>,
 }
 
 /// A size in bytes, written as a number or with a unit (`10MB`, `512KiB`, `1G`); units are
@@ -230,6 +236,8 @@ pub struct ServerSettings {
     pub load_folder: Option<PathBuf>,
     /// Base IRI for relative IRIs in queries and updates.
     pub base_iri: Option<String>,
+    /// The browsing pages (home, search, lookup, SPARQL editor, status).
+    pub ui: crate::routes::ui::UiSettings,
 }
 
 impl Default for ServerSettings {
@@ -244,6 +252,7 @@ impl Default for ServerSettings {
             union_default_graph: true,
             load_folder: None,
             base_iri: None,
+            ui: crate::routes::ui::UiSettings::default(),
         }
     }
 }
@@ -252,6 +261,12 @@ impl ServerSettings {
     /// Writes need `Authorization: Bearer <token>`.
     pub fn with_update_token(mut self, token: impl Into<String>) -> Self {
         self.updates = UpdatePolicy::Token(token.into());
+        self
+    }
+
+    /// The browsing pages' settings.
+    pub fn with_ui(mut self, ui: crate::routes::ui::UiSettings) -> Self {
+        self.ui = ui;
         self
     }
 
@@ -582,6 +597,14 @@ impl Config {
                 union_default_graph,
                 load_folder,
                 base_iri,
+                ui: crate::routes::ui::UiSettings {
+                    description: pick!(
+                        site_description,
+                        "--site-description",
+                        "LODESTONE_SITE_DESCRIPTION"
+                    )
+                    .map(|(text, _)| text),
+                },
             },
             config_file: None,
             text_index: file.search.clone().unwrap_or_default().settings(),

@@ -6,7 +6,8 @@
 use crate::error::ApiError;
 use crate::state::AppState;
 use axum::extract::State;
-use axum::http::{header, HeaderValue};
+use crate::extract::sparql::accept_header;
+use axum::http::{header, HeaderMap, HeaderValue};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
@@ -26,13 +27,13 @@ async fn health() -> &'static str {
     "ok"
 }
 
-async fn status(State(state): State<AppState>) -> Result<Json<serde_json::Value>, ApiError> {
+async fn status(State(state): State<AppState>, headers: HeaderMap) -> Result<Response, ApiError> {
     let counting = state.clone();
     let counts = tokio::task::spawn_blocking(move || counting.counts())
         .await
         .map_err(|e| ApiError::Internal(format!("status task failed: {e}")))?
         .map_err(|e| ApiError::from_store(e, Duration::ZERO))?;
-    Ok(Json(serde_json::json!({
+    let status = serde_json::json!({
         "version": env!("CARGO_PKG_VERSION"),
         "uptime_seconds": state.started().elapsed().as_secs(),
         "quads": counts.quads,
@@ -41,7 +42,11 @@ async fn status(State(state): State<AppState>) -> Result<Json<serde_json::Value>
         "queries_in_flight": state.in_flight(),
         "max_concurrent_queries": state.settings().max_concurrent_queries,
         "union_default_graph": state.settings().union_default_graph,
-    })))
+    });
+    if crate::routes::ui::status::wants_page(&accept_header(&headers)) {
+        return crate::routes::ui::status::page(&state, &status).await;
+    }
+    Ok(Json(status).into_response())
 }
 
 async fn metrics(State(state): State<AppState>) -> Response {

@@ -6,6 +6,7 @@ pub mod health;
 pub mod openapi;
 pub mod search;
 pub mod sparql;
+pub mod ui;
 
 use crate::state::AppState;
 use axum::extract::{MatchedPath, Request, State};
@@ -23,6 +24,7 @@ pub fn app(state: AppState) -> Router {
         .merge(health::router())
         .merge(search::router(&state))
         .merge(openapi::router())
+        .merge(ui::router())
         .layer(middleware::from_fn_with_state(state.clone(), track))
         .with_state(state)
 }
