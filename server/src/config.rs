@@ -101,6 +101,38 @@ pub struct ServeArgs {
     /// [toml: allow_load_folder]
     #[arg(long, env = "LODESTONE_ALLOW_LOAD_FOLDER", value_name = "DIR")]
     pub allow_load_folder: Option<PathBuf>,
+    /// `/resource/{path}` answers with the representation itself (with Content-Location)
+    /// instead of a 303 redirect to /page/ or /data/ [default: false] [toml: resource_in_place]
+    #[arg(long, env = "LODESTONE_RESOURCE_IN_PLACE", value_name = "BOOL", num_args = 0..=1,
+          require_equals = true, default_missing_value = "true",
+          value_parser = clap::builder::BoolishValueParser::new())]
+    pub resource_in_place: Option<bool>,
+    /// Language of labels when a request names none (?lang=, Accept-Language) [default: en]
+    /// [toml: default_language]
+    #[arg(long, env = "LODESTONE_DEFAULT_LANGUAGE", value_name = "TAG")]
+    pub default_language: Option<String>,
+    /// Label properties of entity pages, comma-separated IRIs, most preferred first
+    /// [default: skos:prefLabel, rdfs:label, foaf:name, schema:name, dcterms:title, dc:title,
+    /// skos:altLabel] [toml: label_properties]
+    #[arg(
+        long,
+        env = "LODESTONE_LABEL_PROPERTIES",
+        value_name = "IRIS",
+        value_delimiter = ','
+    )]
+    pub label_properties: Option<Vec<String>>,
+    /// Site name in the header of HTML pages [default: Lodestone] [toml: site_name]
+    #[arg(long, env = "LODESTONE_SITE_NAME", value_name = "NAME")]
+    pub site_name: Option<String>,
+    /// Seconds a client has to send a request's headers, and then its whole body; slower
+    /// clients are disconnected (headers) or answered 408 (body) [default: 30]
+    /// [toml: read_timeout]
+    #[arg(long, env = "LODESTONE_READ_TIMEOUT", value_name = "SECS")]
+    pub read_timeout: Option<f64>,
+    /// Largest request head (request line and headers, at least 8KB); larger is answered 431
+    /// [default: 64KB] [toml: max_header_bytes]
+    #[arg(long, env = "LODESTONE_MAX_HEADER_BYTES", value_name = "SIZE")]
+    pub max_header_bytes: Option<ByteSize>,
     /// What the dataset is, in a sentence or two, shown on the home page
     /// [toml: site_description]
     #[arg(long, env = "LODESTONE_SITE_DESCRIPTION", value_name = "TEXT")]
@@ -143,9 +175,24 @@ pub struct FileConfig {
     pub allow_load_folder: Option<PathBuf>,
     /// The `[search]` table: text index settings.
     pub search: Option<crate::text_index::SearchFileConfig>,
+    /// See `--resource-in-place`.
+    pub resource_in_place: Option<bool>,
+    /// See `--default-language`.
+    pub default_language: Option<String>,
+    /// See `--label-properties`.
+    pub label_properties: Option<Vec<String>>,
+    /// See `--site-name`.
+    pub site_name: Option<String>,
+    /// See `--read-timeout`.
+    pub read_timeout: Option<f64>,
+    /// See `--max-header-bytes`.
+    pub max_header_bytes: Option<ByteSize>,
     /// See `--site-description`.
     pub site_description: Option<String>,
 }
+
+/// The smallest `max_header_bytes`: hyper's read buffer cannot be smaller.
+pub const MIN_HEADER_BYTES: usize = 8 << 10;
 
 /// A size in bytes, written as a number or with a unit (`10MB`, `512KiB`, `1G`); units are
 /// binary (1 KB = 1024 bytes).
@@ -236,6 +283,12 @@ pub struct ServerSettings {
     pub load_folder: Option<PathBuf>,
     /// Base IRI for relative IRIs in queries and updates.
     pub base_iri: Option<String>,
+    /// Entity pages and documents.
+    pub pages: crate::routes::pages::settings::PageSettings,
+    /// Time a client has to send its headers, and then its body.
+    pub read_timeout: Duration,
+    /// Largest request head in bytes (at least 8192, hyper's smallest buffer).
+    pub max_header_bytes: usize,
     /// The browsing pages (home, search, lookup, SPARQL editor, status).
     pub ui: crate::routes::ui::UiSettings,
 }
@@ -252,6 +305,9 @@ impl Default for ServerSettings {
             union_default_graph: true,
             load_folder: None,
             base_iri: None,
+            pages: crate::routes::pages::settings::PageSettings::default(),
+            read_timeout: Duration::from_secs(30),
+            max_header_bytes: 64 << 10,
             ui: crate::routes::ui::UiSettings::default(),
         }
     }
@@ -321,6 +377,24 @@ impl ServerSettings {
     /// The base IRI for relative IRIs in queries and updates.
     pub fn with_base_iri(mut self, iri: impl Into<String>) -> Self {
         self.base_iri = Some(iri.into());
+        self
+    }
+
+    /// Entity page settings.
+    pub fn with_pages(mut self, pages: crate::routes::pages::settings::PageSettings) -> Self {
+        self.pages = pages;
+        self
+    }
+
+    /// The time a client has to send its headers, and then its body.
+    pub fn with_read_timeout(mut self, timeout: Duration) -> Self {
+        self.read_timeout = timeout;
+        self
+    }
+
+    /// The largest request head (at least 8192 bytes).
+    pub fn with_max_header_bytes(mut self, bytes: usize) -> Self {
+        self.max_header_bytes = bytes.max(MIN_HEADER_BYTES);
         self
     }
 }
@@ -582,6 +656,38 @@ impl Config {
             }
         };
 
+        let pages = resolve_pages(args, file, path)?;
+        let read_timeout = match pick!(read_timeout, "--read-timeout", "LODESTONE_READ_TIMEOUT") {
+            None => defaults.read_timeout,
+            Some((secs, origin)) => {
+                if !(secs.is_finite() && (0.1..=3600.0).contains(&secs)) {
+                    return Err(invalid(
+                        "read_timeout",
+                        origin,
+                        format!("{secs} must be between 0.1 and 3600 seconds"),
+                    ));
+                }
+                Duration::from_secs_f64(secs)
+            }
+        };
+        let max_header_bytes = match pick!(
+            max_header_bytes,
+            "--max-header-bytes",
+            "LODESTONE_MAX_HEADER_BYTES"
+        ) {
+            None => defaults.max_header_bytes,
+            Some((ByteSize(n), origin)) => match usize::try_from(n) {
+                Ok(n) if (MIN_HEADER_BYTES..=16 << 20).contains(&n) => n,
+                _ => {
+                    return Err(invalid(
+                        "max_header_bytes",
+                        origin,
+                        format!("{n} bytes: must be between 8KB and 16MB"),
+                    ))
+                }
+            },
+        };
+
         Ok(Self {
             data,
             bind,
@@ -597,6 +703,9 @@ impl Config {
                 union_default_graph,
                 load_folder,
                 base_iri,
+                pages,
+                read_timeout,
+                max_header_bytes,
                 ui: crate::routes::ui::UiSettings {
                     description: pick!(
                         site_description,
@@ -610,6 +719,66 @@ impl Config {
             text_index: file.search.clone().unwrap_or_default().settings(),
         })
     }
+}
+
+/// The entity page settings of the command line and config file.
+fn resolve_pages(
+    args: &ServeArgs,
+    file: &FileConfig,
+    path: &Path,
+) -> anyhow::Result<crate::routes::pages::settings::PageSettings> {
+    let mut pages = crate::routes::pages::settings::PageSettings::default();
+    let names = |flag, env| (flag, env);
+    if let Some((in_place, _)) = layer(
+        &args.resource_in_place,
+        &file.resource_in_place,
+        names("--resource-in-place", "LODESTONE_RESOURCE_IN_PLACE"),
+        path,
+    ) {
+        pages.resource_in_place = in_place;
+    }
+    if let Some((tag, origin)) = layer(
+        &args.default_language,
+        &file.default_language,
+        names("--default-language", "LODESTONE_DEFAULT_LANGUAGE"),
+        path,
+    ) {
+        let valid = !tag.is_empty() && tag.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
+        if !valid {
+            bail!(invalid(
+                "default_language",
+                origin,
+                format!("{tag:?} is not a language tag")
+            ));
+        }
+        pages.labels.default_language = tag.to_ascii_lowercase();
+    }
+    if let Some((iris, origin)) = layer(
+        &args.label_properties,
+        &file.label_properties,
+        names("--label-properties", "LODESTONE_LABEL_PROPERTIES"),
+        path,
+    ) {
+        for iri in &iris {
+            oxrdf::NamedNode::new(iri.trim()).map_err(|e| {
+                invalid(
+                    "label_properties",
+                    origin,
+                    format!("{iri:?} is not an absolute IRI: {e}"),
+                )
+            })?;
+        }
+        pages.labels.properties = iris.iter().map(|i| i.trim().to_owned()).collect();
+    }
+    if let Some((name, _)) = layer(
+        &args.site_name,
+        &file.site_name,
+        names("--site-name", "LODESTONE_SITE_NAME"),
+        path,
+    ) {
+        pages.site_name = name;
+    }
+    Ok(pages)
 }
 
 /// Reads and parses a config file; the error names the file, and toml's message names the key.
@@ -721,8 +890,29 @@ mod tests {
     }
 
     #[test]
+    fn entity_page_settings() {
+        let config = resolve(
+            &[
+                "--resource-in-place",
+                "--label-properties",
+                "http://a/p, http://a/q",
+            ],
+            "default_language = \"DE\"\nsite_name = \"Coins\"",
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let pages = &config.server.pages;
+        assert!(pages.resource_in_place);
+        assert_eq!(pages.labels.properties, ["http://a/p", "http://a/q"]);
+        assert_eq!(pages.labels.default_language, "de");
+        assert_eq!(pages.site_name, "Coins");
+        let defaults = resolve(&[], "").unwrap_or_else(|e| panic!("{e}"));
+        assert!(!defaults.server.pages.resource_in_place);
+        assert_eq!(defaults.server.pages.labels.default_language, "en");
+    }
+
+    #[test]
     fn invalid_values_name_the_key_and_the_reason() {
-        let cases: [(&[&str], &str, &str); 7] = [
+        let cases: [(&[&str], &str, &str); 9] = [
             (
                 &["--bind", "nowhere"],
                 "",
@@ -738,6 +928,14 @@ mod tests {
                 "allow_load_folder",
             ),
             (&["--memory-budget", "1"], "", "memory_budget"),
+            (&[], "read_timeout = 0", "read_timeout (set in test.toml)"),
+            (&["--max-header-bytes", "1KB"], "", "max_header_bytes"),
+            (&["--default-language", "e n"], "", "default_language"),
+            (
+                &[],
+                "label_properties = [\"label\"]",
+                "label_properties (set in test.toml)",
+            ),
         ];
         for (flags, toml, expected) in cases {
             let message = resolve(flags, toml)
@@ -795,6 +993,8 @@ mod tests {
             "memory_budget",
             "sync",
             "allow_load_folder",
+            "read_timeout",
+            "max_header_bytes",
         ] {
             assert!(
                 doc.contains(&format!("| `{key}` |")),

@@ -42,6 +42,9 @@ pub enum ApiError {
     /// Refused by policy (e.g. `LOAD` from a URL).
     #[error("{0}")]
     Forbidden(String),
+    /// No entity with this IRI is in the store (entity pages and documents).
+    #[error("nothing is known about {0}")]
+    EntityNotFound(String),
     /// The named graph does not exist.
     #[error("the graph {0} does not exist")]
     GraphNotFound(String),
@@ -91,6 +94,18 @@ pub enum ApiError {
     /// A failure of the server itself; the detail is logged, not sent.
     #[error("internal error: {0}")]
     Internal(String),
+    /// The request is over a structural limit (nesting depth, entity expansion).
+    #[error("{0}")]
+    TooComplex(String),
+    /// The request line and headers are over the limit.
+    #[error("the request line and headers are larger than the limit of {limit} bytes")]
+    HeaderTooLarge {
+        /// The limit in bytes.
+        limit: usize,
+    },
+    /// The client did not send its request body within the read timeout.
+    #[error("the request body did not arrive within {} s", format_secs(*.0))]
+    RequestTimeout(Duration),
 }
 
 fn format_secs(d: Duration) -> String {
@@ -116,6 +131,7 @@ impl ApiError {
             Self::CrossSiteWrite(_) => ("cross_site_write", StatusCode::FORBIDDEN),
             Self::Forbidden(_) => ("forbidden", StatusCode::FORBIDDEN),
             Self::GraphNotFound(_) => ("graph_not_found", StatusCode::NOT_FOUND),
+            Self::EntityNotFound(_) => ("entity_not_found", StatusCode::NOT_FOUND),
             Self::GraphAlreadyExists(_) => ("graph_exists", StatusCode::CONFLICT),
             Self::NotAcceptable { .. } => ("not_acceptable", StatusCode::NOT_ACCEPTABLE),
             Self::PayloadTooLarge { .. } => ("payload_too_large", StatusCode::PAYLOAD_TOO_LARGE),
@@ -128,6 +144,12 @@ impl ApiError {
             Self::BadParameter { .. } => ("bad_parameter", StatusCode::BAD_REQUEST),
             Self::NotFound(_) => ("not_found", StatusCode::NOT_FOUND),
             Self::SearchUnavailable => ("search_unavailable", StatusCode::SERVICE_UNAVAILABLE),
+            Self::TooComplex(_) => ("too_complex", StatusCode::BAD_REQUEST),
+            Self::RequestTimeout(_) => ("request_timeout", StatusCode::REQUEST_TIMEOUT),
+            Self::HeaderTooLarge { .. } => (
+                "header_too_large",
+                StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+            ),
         }
     }
 
@@ -212,6 +234,7 @@ mod tests {
             ApiError::CrossSiteWrite(String::new()),
             ApiError::Forbidden(String::new()),
             ApiError::GraphNotFound(String::new()),
+            ApiError::EntityNotFound(String::new()),
             ApiError::GraphAlreadyExists(String::new()),
             ApiError::NotAcceptable {
                 available: Vec::new(),
@@ -223,6 +246,9 @@ mod tests {
             },
             ApiError::Timeout(Duration::from_secs(1)),
             ApiError::Busy,
+            ApiError::TooComplex(String::new()),
+            ApiError::RequestTimeout(Duration::from_secs(1)),
+            ApiError::HeaderTooLarge { limit: 0 },
             ApiError::Internal(String::new()),
             ApiError::BadParameter {
                 name: "q",

@@ -10,11 +10,14 @@ mod commands;
 pub mod config;
 pub mod error;
 pub mod extract;
+pub mod facets;
 pub mod respond;
+mod restore;
 pub mod routes;
 mod sample;
 mod serve;
 pub mod state;
+pub mod telemetry;
 pub mod testdata;
 pub mod text_index;
 

@@ -6,11 +6,15 @@
 //! flushes the store before the process exits.
 
 use crate::config::Config;
+use crate::config::MIN_HEADER_BYTES;
 use crate::routes::app;
 use crate::sample::load_sample;
 use crate::state::AppState;
 use anyhow::Context;
-use axum::serve::ListenerExt;
+use hyper::server::conn::http1;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::service::TowerToHyperService;
 use lodestone_store::Store;
 use std::future::Future;
 use std::sync::Arc;
@@ -80,19 +84,51 @@ pub fn run(config: Config) -> anyhow::Result<()> {
 
 /// Serves the application on a bound listener until `shutdown` completes, then waits for the
 /// open requests to finish. Tests use it with a listener on port 0.
+///
+/// Each connection is HTTP/1.1 with the settings' limits: a request head larger than
+/// `max_header_bytes` is answered 431, and a client that takes longer than `read_timeout` to
+/// send its headers is disconnected. At shutdown, idle connections are closed at once and busy
+/// ones after their current response.
 pub async fn serve_listener(
     listener: TcpListener,
     state: AppState,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    let listener = listener.tap_io(|socket| {
+    let mut http = http1::Builder::new();
+    http.timer(TokioTimer::new())
+        .header_read_timeout(state.settings().read_timeout)
+        .max_buf_size(state.settings().max_header_bytes.max(MIN_HEADER_BYTES));
+    let service = TowerToHyperService::new(app(state));
+    let connections = GracefulShutdown::new();
+    tokio::pin!(shutdown);
+    loop {
+        let socket = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((socket, _)) => socket,
+                Err(error) => {
+                    // Out of file descriptors, or a connection reset before it was accepted:
+                    // wait a moment instead of spinning.
+                    tracing::warn!(%error, "cannot accept a connection");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            () = &mut shutdown => break,
+        };
         if let Err(error) = socket.set_nodelay(true) {
             tracing::debug!(%error, "cannot set TCP_NODELAY");
         }
-    });
-    axum::serve(listener, app(state))
-        .with_graceful_shutdown(shutdown)
-        .await
+        let connection =
+            connections.watch(http.serve_connection(TokioIo::new(socket), service.clone()));
+        tokio::spawn(async move {
+            if let Err(error) = connection.await {
+                tracing::debug!(%error, "connection ended with an error");
+            }
+        });
+    }
+    drop(listener);
+    connections.shutdown().await;
+    Ok(())
 }
 
 fn is_missing_or_empty(path: &std::path::Path) -> anyhow::Result<bool> {

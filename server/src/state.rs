@@ -6,6 +6,7 @@
 use crate::config::ServerSettings;
 use crate::error::ApiError;
 use lodestone_indexer::TextIndex;
+use crate::facets::FacetEngine;
 use lodestone_store::{Store, StoreCounts, StoreError};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -27,6 +28,8 @@ struct Inner {
     started: Instant,
     counts: Mutex<Option<StoreCounts>>,
     text_index: OnceLock<Arc<TextIndex>>,
+    facets: FacetEngine,
+    page_cache: Arc<crate::routes::pages::cache::PageCache>,
 }
 
 impl AppState {
@@ -42,6 +45,8 @@ impl AppState {
                 started: Instant::now(),
                 counts: Mutex::new(None),
                 text_index: OnceLock::new(),
+                facets: FacetEngine::default(),
+                page_cache: Arc::default(),
             }),
         }
     }
@@ -61,9 +66,26 @@ impl AppState {
         self.inner.text_index.get()
     }
 
-    /// Attaches the text index (once; later calls are ignored).
+    /// Attaches the text index (once; later calls are ignored); from then on
+    /// `/status` and `/metrics` report how many commits it has not applied yet.
     pub fn attach_text_index(&self, index: Arc<TextIndex>) {
-        let _ = self.inner.text_index.set(index);
+        if self.inner.text_index.set(Arc::clone(&index)).is_ok() {
+            let store = Arc::clone(self.store());
+            self.inner.metrics.text_index_lag.register(move || {
+                let applied = index.applied().unwrap_or_default();
+                store.sequence().saturating_sub(applied)
+            });
+        }
+    }
+
+    /// The facet engine (its text matcher and answer cache).
+    pub fn facets(&self) -> &FacetEngine {
+        &self.inner.facets
+    }
+
+    /// Labels and facts of IRIs shown on entity pages, valid for one commit.
+    pub fn page_cache(&self) -> &Arc<crate::routes::pages::cache::PageCache> {
+        &self.inner.page_cache
     }
 
     /// The request counters.
@@ -122,6 +144,12 @@ pub struct Metrics {
     pub truncated: AtomicU64,
     /// Requests refused because every slot was taken.
     pub busy: AtomicU64,
+    /// Quads received by Graph Store uploads (the HTTP load path).
+    pub quads_written: AtomicU64,
+    /// Latency histograms by route.
+    pub latency: crate::telemetry::Latency,
+    /// The text index's lag in commits, once a text index registers itself.
+    pub text_index_lag: crate::telemetry::TextIndexLag,
 }
 
 impl Metrics {

@@ -21,7 +21,7 @@ mod version;
 pub use crate::changes::{ChangeBatch, SequenceNumber};
 pub use crate::encoding::{EncodedQuad, TermId, TermKind};
 pub use crate::error::{CorruptionError, StoreError};
-pub use crate::kv::{IndexUsage, StoreOptions};
+pub use crate::kv::{CacheStats, IndexUsage, StoreOptions};
 pub use crate::quads::reader::{QuadIter, Reader};
 pub use crate::quads::writer::Transaction;
 pub use crate::stats::{StoreCounts, TermGraphUsage, TermUsage};

@@ -2,7 +2,7 @@
 
 use crate::changes::{ChangeBatch, SequenceNumber};
 use crate::error::{CorruptionError, StoreError};
-use crate::kv::{meta_key, open_db, IndexUsage, StoreOptions, Table};
+use crate::kv::{meta_key, open_db, CacheStats, IndexUsage, StoreOptions, Table};
 use crate::quads::reader::Reader;
 use crate::quads::writer::Transaction;
 use crate::stats::{decode_u64, encode_u64};
@@ -225,6 +225,31 @@ impl Store {
                 })
             })
             .collect()
+    }
+
+    /// The block cache's size and hit counts.
+    pub fn cache_stats(&self) -> Result<CacheStats, StoreError> {
+        let property = |name: &str| -> Result<u64, StoreError> {
+            Ok(self.db.property_int_value(name)?.unwrap_or(0))
+        };
+        let statistics = self
+            .db
+            .property_value("rocksdb.options-statistics")?
+            .unwrap_or_default();
+        // Lines read `rocksdb.block.cache.hit COUNT : 123`.
+        let ticker = |name: &str| -> u64 {
+            statistics
+                .lines()
+                .find_map(|line| line.strip_prefix(name)?.strip_prefix(" COUNT : "))
+                .and_then(|n| n.trim().parse().ok())
+                .unwrap_or(0)
+        };
+        Ok(CacheStats {
+            capacity_bytes: property("rocksdb.block-cache-capacity")?,
+            usage_bytes: property("rocksdb.block-cache-usage")?,
+            hits: ticker("rocksdb.block.cache.hit"),
+            misses: ticker("rocksdb.block.cache.miss"),
+        })
     }
 
     /// Writes memtables to disk and compacts every table (reclaims space of deleted data).

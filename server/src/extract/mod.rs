@@ -1,5 +1,9 @@
 //! Reading requests: the SPARQL protocol's parameters, content negotiation, write authorization.
 
 pub mod auth;
+pub mod deadline;
 pub mod negotiate;
+pub mod representation;
+pub mod nesting;
+pub mod rdfxml;
 pub mod sparql;

@@ -11,6 +11,7 @@
 //! neither `query` nor `update` asks for the service description.
 
 use crate::error::ApiError;
+use crate::extract::deadline::ReadDeadline;
 use crate::extract::negotiate::AcceptHeader;
 use crate::state::AppState;
 use axum::extract::{FromRequest, Request};
@@ -91,15 +92,27 @@ pub fn content_type_essence(headers: &HeaderMap) -> String {
 
 /// Reads a whole request body, mapping the size limit to 413.
 pub async fn read_body(request: Request, limit: usize) -> Result<Bytes, ApiError> {
-    Bytes::from_request(request, &())
-        .await
-        .map_err(|rejection| {
-            if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
-                ApiError::PayloadTooLarge { limit }
-            } else {
-                ApiError::BadRequest(rejection.body_text())
-            }
-        })
+    // A declared length over the limit is refused before a byte of the body is read.
+    let declared = request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+    if declared.is_some_and(|length| length > limit as u64) {
+        return Err(ApiError::PayloadTooLarge { limit });
+    }
+    let deadline = request.extensions().get::<ReadDeadline>().copied();
+    ReadDeadline::bound(deadline, async move {
+        Bytes::from_request(request, &())
+            .await
+            .map_err(|rejection| {
+                if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                    ApiError::PayloadTooLarge { limit }
+                } else {
+                    ApiError::BadRequest(rejection.body_text())
+                }
+            })
+    })
+    .await
 }
 
 /// Decoded `key=value` pairs of a query string or form body.

@@ -249,6 +249,25 @@ impl Drop for Timer {
     }
 }
 
+/// Cancels the token if dropped while armed: the handler's future is dropped when its client
+/// disconnects, and a query that computes before it writes (a count, a sort) must then stop
+/// at once instead of running on to its budget for nobody.
+struct CancelOnDrop(Option<CancellationToken>);
+
+impl CancelOnDrop {
+    fn disarm(&mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        if let Some(token) = self.0.take() {
+            token.cancel();
+        }
+    }
+}
+
 /// Starts the timer that cancels `token` after `budget`; it stops when the guard is dropped.
 fn start_timer(token: &CancellationToken, budget: Duration) -> Timer {
     let token = token.clone();
@@ -274,6 +293,7 @@ where
 {
     let token = CancellationToken::new();
     let timer = start_timer(&token, budget);
+    let mut client_left = CancelOnDrop(Some(token.clone()));
     let (head_tx, head_rx) = oneshot::channel();
     let (tx, rx) = mpsc::channel(CHANNEL_CHUNKS);
     let start = tokio::time::Instant::now();
@@ -323,6 +343,8 @@ where
         // The engine has not noticed its cancellation yet; answer without it.
         Err(_) => Err(ApiError::Timeout(budget)),
     };
+    // From here the body's channel notices a client that leaves.
+    client_left.disarm();
     let head = head.inspect_err(|error| {
         if matches!(error, ApiError::Timeout(_)) {
             state.metrics().timeouts.fetch_add(1, Ordering::Relaxed);

@@ -8,6 +8,7 @@
 
 use crate::error::ApiError;
 use crate::extract::auth::authorize_write;
+use crate::extract::rdfxml::check_entities;
 use crate::extract::sparql::{accept_header, parse_pairs, read_body};
 use crate::respond::rdf;
 use crate::respond::stream::{run_blocking, stream_blocking};
@@ -199,14 +200,21 @@ async fn write(state: AppState, request: Request, replace: bool) -> Result<Respo
         .map(str::to_owned);
     let format = rdf::upload_format(content_type.as_deref())?;
     let body = read_body(request, state.settings().max_upload_bytes).await?;
+    if format == RdfFormat::RdfXml {
+        check_entities(&body)?;
+    }
     let budget = budget(&state, None);
     let permit = state.try_permit()?;
     state.metrics().updates.fetch_add(1, Ordering::Relaxed);
     let store = state.store().clone();
-    let created = run_blocking(&state, permit, budget, move |token| {
+    let (created, quads) = run_blocking(&state, permit, budget, move |token| {
         write_graph(&store, &target, format, &body, replace, token, budget)
     })
     .await?;
+    state
+        .metrics()
+        .quads_written
+        .fetch_add(quads, Ordering::Relaxed);
     let status = if created {
         StatusCode::CREATED
     } else {
@@ -223,7 +231,7 @@ fn write_graph(
     replace: bool,
     token: &CancellationToken,
     budget: Duration,
-) -> Result<bool, ApiError> {
+) -> Result<(bool, u64), ApiError> {
     let store_error = |e| ApiError::from_store(e, budget);
     let mut transaction = store.transaction().map_err(store_error)?;
     let graph_name = target.graph_name();
@@ -273,7 +281,7 @@ fn write_graph(
         }
     }
     transaction.commit().map_err(store_error)?;
-    Ok(created)
+    Ok((created, count))
 }
 
 async fn delete_graph(

@@ -11,6 +11,7 @@ use axum::http::{header, HeaderMap, HeaderValue};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
+use lodestone_store::{CacheStats, IndexUsage, StoreCounts, StoreError};
 use std::fmt::Write as _;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -28,25 +29,87 @@ async fn health() -> &'static str {
 }
 
 async fn status(State(state): State<AppState>, headers: HeaderMap) -> Result<Response, ApiError> {
-    let counting = state.clone();
-    let counts = tokio::task::spawn_blocking(move || counting.counts())
-        .await
-        .map_err(|e| ApiError::Internal(format!("status task failed: {e}")))?
-        .map_err(|e| ApiError::from_store(e, Duration::ZERO))?;
+    let reading = state.clone();
+    let (counts, indexes, cache, last_commit_ms) = tokio::task::spawn_blocking(move || {
+        let store = reading.store();
+        let (counts, indexes, cache) =
+            all_three(reading.counts(), store.index_usage(), store.cache_stats())?;
+        Ok::<_, StoreError>((counts, indexes, cache, store.reader().last_commit_ms()?))
+    })
+    .await
+    .map_err(|e| ApiError::Internal(format!("status task failed: {e}")))?
+    .map_err(|e| ApiError::from_store(e, Duration::ZERO))?;
+    let disk: serde_json::Map<String, serde_json::Value> = indexes
+        .iter()
+        .map(|usage| {
+            let value = serde_json::json!({
+                "disk_bytes": usage.sst_bytes,
+                "memtable_bytes": usage.memtable_bytes,
+                "estimated_keys": usage.estimated_keys,
+            });
+            (usage.name.to_owned(), value)
+        })
+        .collect();
+    let metrics = state.metrics();
     let status = serde_json::json!({
         "version": env!("CARGO_PKG_VERSION"),
         "uptime_seconds": state.started().elapsed().as_secs(),
         "quads": counts.quads,
+        "terms": counts.dictionary_terms,
+        "subjects": counts.subjects,
         "named_graphs": counts.named_graphs,
         "last_commit": counts.sequence,
+        "last_commit_time": (last_commit_ms > 0).then(|| format_unix_millis(last_commit_ms)),
+        "indexes": disk,
+        "disk_bytes": indexes.iter().map(|u| u.sst_bytes).sum::<u64>(),
+        "block_cache": {
+            "capacity_bytes": cache.capacity_bytes,
+            "usage_bytes": cache.usage_bytes,
+            "hits": cache.hits,
+            "misses": cache.misses,
+            "hit_rate": cache.hit_rate(),
+        },
+        "text_index_lag_commits": metrics.text_index_lag.commits_behind(),
         "queries_in_flight": state.in_flight(),
         "max_concurrent_queries": state.settings().max_concurrent_queries,
         "union_default_graph": state.settings().union_default_graph,
     });
     if crate::routes::ui::status::wants_page(&accept_header(&headers)) {
-        return crate::routes::ui::status::page(&state, &status).await;
+        return crate::routes::ui::status::page(&state, &status);
     }
     Ok(Json(status).into_response())
+}
+
+/// The three readings of `/status`, or the first error.
+fn all_three(
+    counts: Result<StoreCounts, StoreError>,
+    indexes: Result<Vec<IndexUsage>, StoreError>,
+    cache: Result<CacheStats, StoreError>,
+) -> Result<(StoreCounts, Vec<IndexUsage>, CacheStats), StoreError> {
+    Ok((counts?, indexes?, cache?))
+}
+
+/// RFC 3339 UTC time (`2026-11-29T23:05:01.250Z`) of a Unix time in milliseconds.
+fn format_unix_millis(millis: u64) -> String {
+    let secs = millis / 1000;
+    let (days, rest) = (secs / 86_400, secs % 86_400);
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z / 146_097;
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + u64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+        rest / 3600,
+        rest % 3600 / 60,
+        rest % 60,
+        millis % 1000
+    )
 }
 
 async fn metrics(State(state): State<AppState>) -> Response {
@@ -95,6 +158,26 @@ async fn metrics(State(state): State<AppState>) -> Response {
         state.in_flight() as u64,
     );
     counter(
+        "lodestone_commits_total",
+        "Commits of the store (its sequence number).",
+        "counter",
+        state.store().sequence(),
+    );
+    counter(
+        "lodestone_quads_written_total",
+        "Quads received by Graph Store uploads; its rate is the HTTP load rate.",
+        "counter",
+        m.quads_written.load(Ordering::Relaxed),
+    );
+    if let Some(lag) = m.text_index_lag.commits_behind() {
+        counter(
+            "lodestone_text_index_lag_commits",
+            "Commits the text index has not applied yet.",
+            "gauge",
+            lag,
+        );
+    }
+    counter(
         "lodestone_uptime_seconds",
         "Seconds since the server started.",
         "gauge",
@@ -112,6 +195,7 @@ async fn metrics(State(state): State<AppState>) -> Response {
             escape_label(&route)
         );
     }
+    m.latency.write_prometheus(&mut out, escape_label);
     let mut response = out.into_response();
     response.headers_mut().insert(
         header::CONTENT_TYPE,
@@ -130,6 +214,15 @@ fn escape_label(value: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn unix_times_print_as_rfc3339() {
+        assert_eq!(super::format_unix_millis(0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(
+            super::format_unix_millis(1_795_906_501_250),
+            "2026-11-28T22:55:01.250Z"
+        );
+    }
+
     #[test]
     fn labels_are_escaped() {
         assert_eq!(super::escape_label("a\"b\\c\nd"), "a\\\"b\\\\c\\nd");

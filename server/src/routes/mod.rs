@@ -1,13 +1,16 @@
 //! The router: one `router()` per area, and the layer every request goes through (one log line,
 //! the request counters, `Vary: Accept`).
 
+pub mod facets;
 pub mod graph_store;
 pub mod health;
 pub mod openapi;
 pub mod search;
+pub mod pages;
 pub mod sparql;
 pub mod ui;
 
+use crate::extract::deadline;
 use crate::state::AppState;
 use axum::extract::{MatchedPath, Request, State};
 use axum::http::{header, HeaderValue};
@@ -24,8 +27,14 @@ pub fn app(state: AppState) -> Router {
         .merge(health::router())
         .merge(search::router(&state))
         .merge(openapi::router())
+        .merge(pages::router())
+        .merge(facets::router(&state))
         .merge(ui::router())
         .layer(middleware::from_fn_with_state(state.clone(), track))
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            deadline::mark,
+        ))
         .with_state(state)
 }
 
@@ -41,14 +50,23 @@ async fn track(State(state): State<AppState>, request: Request, next: Next) -> R
         .map_or_else(|| "unmatched".to_owned(), |p| p.as_str().to_owned());
     let mut response = next.run(request).await;
     let status = response.status().as_u16();
+    let elapsed = start.elapsed();
     state.metrics().record_request(&route, status);
+    state.metrics().latency.observe(&route, elapsed);
     response
         .headers_mut()
         .append(header::VARY, HeaderValue::from_static("accept"));
+    // The share of the time budget used, for the routes that have one.
+    let budget = matches!(route.as_str(), "/sparql" | "/store")
+        .then(|| 100.0 * elapsed.as_secs_f64() / state.settings().query_timeout.as_secs_f64());
     tracing::info!(
         target: "lodestone::http",
-        "{method} {path} {status} {:.1}ms",
-        start.elapsed().as_secs_f64() * 1000.0
+        method = %method,
+        route = %route,
+        status,
+        ms = elapsed.as_secs_f64() * 1000.0,
+        budget_pct = budget,
+        "{method} {path} {status}"
     );
     response
 }

@@ -9,7 +9,10 @@ use serde_json::{json, Map, Value};
 use crate::state::AppState;
 
 /// The fragments, one per area; add a line for a new area.
-const FRAGMENTS: &[(&str, &str)] = &[("search", include_str!("../../openapi/search.json"))];
+const FRAGMENTS: &[(&str, &str)] = &[
+    ("search", include_str!("../../openapi/search.json")),
+    ("facets", include_str!("../../openapi/facets.json")),
+];
 
 /// The route.
 pub fn router() -> Router<AppState> {

@@ -6,6 +6,7 @@
 
 use crate::error::ApiError;
 use crate::extract::auth::authorize_write;
+use crate::extract::nesting::check_depth;
 use crate::extract::sparql::{Operation, SparqlRequest};
 use crate::respond::stream::{run_blocking, stream_blocking, ChunkSink, Outcome, TRUNCATED_HEADER};
 use crate::respond::{rdf, results};
@@ -86,6 +87,7 @@ pub(crate) fn parser(state: &AppState) -> Result<SparqlParser, ApiError> {
 }
 
 async fn query(state: AppState, request: SparqlRequest, text: &str) -> Result<Response, ApiError> {
+    check_depth(text)?;
     let query = parser(&state)?
         .parse_query(text)
         .map_err(|e| ApiError::QuerySyntax(e.to_string()))?;
@@ -162,6 +164,7 @@ pub fn budget(state: &AppState, requested: Option<Duration>) -> Duration {
 
 async fn update(state: AppState, request: SparqlRequest, text: &str) -> Result<Response, ApiError> {
     authorize_write(state.settings(), &request.headers)?;
+    check_depth(text)?;
     let mut update = parser(&state)?
         .parse_update(text)
         .map_err(|e| ApiError::UpdateSyntax(e.to_string()))?;

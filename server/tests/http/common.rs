@@ -32,13 +32,20 @@ impl TestServer {
 
     /// A server whose store holds `trig` (TriG, so tests can fill named graphs).
     pub fn with_data(settings: ServerSettings, trig: &str) -> Self {
+        Self::with_store(settings, |store| {
+            if !trig.is_empty() {
+                load(store, trig);
+            }
+        })
+    }
+
+    /// A server over a new store that `fill` writes to before the server starts.
+    pub fn with_store(settings: ServerSettings, fill: impl FnOnce(&Store)) -> Self {
         let dir = tempfile::tempdir().expect("temp dir");
         let store = Arc::new(
             Store::open(dir.path().join("store"), StoreOptions::default()).expect("store"),
         );
-        if !trig.is_empty() {
-            load(&store, trig);
-        }
+        fill(&store);
         let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
         listener.set_nonblocking(true).expect("nonblocking");
         let base = format!("http://{}", listener.local_addr().expect("addr"));

@@ -15,6 +15,8 @@ pub struct StoreOptions {
     pub block_cache_bytes: usize,
     /// Size of one memtable (per table) in bytes.
     pub write_buffer_bytes: usize,
+    /// Memory of all memtables together; past it the largest is flushed early (0: no cap).
+    pub total_write_buffer_bytes: usize,
     /// Whether every commit waits for the write-ahead log to reach the disk (power-loss safe).
     pub sync_writes: bool,
     /// Whether a missing store is created.
@@ -28,6 +30,7 @@ impl Default for StoreOptions {
         Self {
             block_cache_bytes: 256 << 20,
             write_buffer_bytes: 16 << 20,
+            total_write_buffer_bytes: 0,
             sync_writes: false,
             create_if_missing: true,
             read_only: false,
@@ -36,11 +39,13 @@ impl Default for StoreOptions {
 }
 
 impl StoreOptions {
-    /// Options sized to a total memory budget in bytes: a half for the block cache, the rest
-    /// spread over the write buffers.
+    /// Options sized to a total memory budget in bytes: a half for the block cache (which
+    /// also holds the index and filter blocks), a quarter for all memtables together (each
+    /// table's memtable at most a sixteenth), the rest left to table readers and the engine.
     pub fn with_memory_budget(mut self, bytes: usize) -> Self {
         self.block_cache_bytes = (bytes / 2).max(4 << 20);
         self.write_buffer_bytes = (bytes / 16).clamp(1 << 20, 64 << 20);
+        self.total_write_buffer_bytes = (bytes / 4).max(4 << 20);
         self
     }
 
@@ -54,6 +59,27 @@ impl StoreOptions {
 /// Length of the prefix (the first term id) that hashed memtables are keyed on (quad indexes
 /// and per-term tables); reads with a shorter prefix must use total-order iteration.
 pub const QUAD_PREFIX_LEN: usize = 8;
+
+/// The block cache: its size and how often reads found what they needed in it.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CacheStats {
+    /// Capacity in bytes.
+    pub capacity_bytes: u64,
+    /// Bytes in use.
+    pub usage_bytes: u64,
+    /// Block reads served from the cache since the store was opened.
+    pub hits: u64,
+    /// Block reads that went to disk since the store was opened.
+    pub misses: u64,
+}
+
+impl CacheStats {
+    /// Hits over all block reads (`None` before the first read).
+    pub fn hit_rate(&self) -> Option<f64> {
+        let total = self.hits + self.misses;
+        (total > 0).then(|| self.hits as f64 / total as f64)
+    }
+}
 
 /// Disk space used by one table.
 #[derive(Debug, Clone)]
@@ -129,6 +155,12 @@ pub fn open_db(path: &Path, options: &StoreOptions) -> Result<DB, StoreError> {
     db_options.set_max_open_files(512);
     db_options.set_keep_log_file_num(3);
     db_options.set_max_total_wal_size(256 << 20);
+    if options.total_write_buffer_bytes > 0 {
+        db_options.set_db_write_buffer_size(options.total_write_buffer_bytes);
+    }
+    // Counters for the block cache's hit rate (`Store::cache_stats`); their cost is a few
+    // atomic increments per block read.
+    db_options.enable_statistics();
     let descriptors = Table::ALL
         .iter()
         .map(|&t| ColumnFamilyDescriptor::new(t.name(), table_options(t, options, &cache)));

@@ -1,3 +1,4 @@
-//! The shared layout of every page.
+//! One module per page template (`templates/pages/*.html`), plus the shared layout.
 
+pub mod entity;
 pub mod layout;

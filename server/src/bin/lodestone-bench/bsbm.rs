@@ -27,7 +27,7 @@ fn open(data: &Path) -> anyhow::Result<Store> {
 }
 
 /// Runs a SELECT and returns its rows as terms.
-fn select(reader: &Reader<'_>, query: &str) -> anyhow::Result<Vec<Vec<Option<Term>>>> {
+pub(crate) fn select(reader: &Reader<'_>, query: &str) -> anyhow::Result<Vec<Vec<Option<Term>>>> {
     let query = SparqlParser::new().parse_query(query)?;
     let QueryResults::Solutions(solutions) = evaluate_query(
         reader,

@@ -4,9 +4,21 @@
 //! - `bsbm-queries` / `bsbm-run`: the BSBM explore query mix with parameters drawn from the
 //!   data (the same query file is run against pyoxigraph by `bench/bsbm.sh`);
 //! - `replace-http`: named-graph replacements per second over HTTP (SPARQL Update) with a
-//!   concurrent reader's latencies, and the time to stream a large SPARQL XML result.
+//!   concurrent reader's latencies, and the time to stream a large SPARQL XML result;
+//! - `search`: text index build rate, search and type-ahead latencies;
+//! - `pages`: HTML entity pages per second and their latency under `wrk`;
+//! - `crash`: graph replacements while the server is killed with SIGKILL, restarted, checked;
+//! - `concurrency`: 32 readers and a writer replacing a 10,000-quad graph every second;
+//! - `load-http`: wrk on a list of requests against the sample dataset, memory before/after;
+//! - `facets`: facet engine latency per view and depth from random classes and words.
 
 mod bsbm;
+mod concurrency;
+mod crash;
+mod facets;
+mod load_http;
+mod pages;
+mod process;
 mod replace_http;
 mod rng;
 mod search;
@@ -74,6 +86,34 @@ enum Command {
     ReplaceHttp(replace_http::ReplaceHttpArgs),
     /// Build the text index of a dump and time searches and type-ahead drawn from its labels.
     Search(search::SearchArgs),
+    /// HTML entity pages per second and their latency under wrk, for typical entities and for
+    /// the most-linked one (the real server, in-process on 127.0.0.1:0).
+    Pages(pages::PagesArgs),
+    /// Replace named graphs over HTTP while the server is killed (SIGKILL) at random moments;
+    /// restart it and check that every graph is one whole version, acknowledged writes kept.
+    Crash(crash::CrashArgs),
+    /// 32 readers and one writer replacing a 10,000-quad graph every second: no reader sees a
+    /// mix of two versions; read p99 against the idle p99.
+    Concurrency(concurrency::ConcurrencyArgs),
+    /// wrk for 60 s at 64 connections on the requests of bench/load-mix.txt: errors, p99,
+    /// memory before and after.
+    LoadHttp(load_http::LoadHttpArgs),
+    /// Facet engine latency (p50/p99) per view type at depth 1, 2, 3 from random starting
+    /// classes and words, and the share of complete answers.
+    Facets {
+        /// Store folder holding the data (`lodestone load` it first).
+        #[arg(long)]
+        data: PathBuf,
+        /// Queries per (depth, view) starting from a class.
+        #[arg(long, default_value_t = 20)]
+        class_queries: usize,
+        /// Queries per (depth, view) starting from a word.
+        #[arg(long, default_value_t = 3)]
+        word_queries: usize,
+        /// Seed of the draws.
+        #[arg(long, default_value_t = 42)]
+        seed: u64,
+    },
 }
 
 fn main() -> anyhow::Result<()> {
@@ -97,5 +137,15 @@ fn main() -> anyhow::Result<()> {
         } => bsbm::run(&data, &queries, warmup),
         Command::ReplaceHttp(args) => replace_http::run(&args),
         Command::Search(args) => search::run(&args),
+        Command::Pages(args) => pages::run(&args),
+        Command::Crash(args) => crash::run(&args),
+        Command::Concurrency(args) => concurrency::run(&args),
+        Command::LoadHttp(args) => load_http::run(&args),
+        Command::Facets {
+            data,
+            class_queries,
+            word_queries,
+            seed,
+        } => facets::run(&data, class_queries, word_queries, seed),
     }
 }

@@ -57,7 +57,8 @@ pub struct ReplaceHttpArgs {
 }
 
 /// The in-process server: its address and what it takes to stop it.
-struct Server {
+/// The real server on 127.0.0.1:0, in-process, on its own runtime thread.
+pub(crate) struct Server {
     base: String,
     shutdown: Option<tokio::sync::oneshot::Sender<()>>,
     thread: Option<JoinHandle<std::io::Result<()>>>,
@@ -65,12 +66,17 @@ struct Server {
 
 impl Server {
     fn start(store: Arc<Store>) -> anyhow::Result<Self> {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
-        listener.set_nonblocking(true)?;
-        let base = format!("http://{}", listener.local_addr()?);
         let settings = ServerSettings::default()
             .with_update_token(TOKEN)
             .with_query_timeout(Duration::from_secs(600));
+        Self::start_with(store, settings)
+    }
+
+    /// Starts the server over `store` with `settings`.
+    pub(crate) fn start_with(store: Arc<Store>, settings: ServerSettings) -> anyhow::Result<Self> {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
+        listener.set_nonblocking(true)?;
+        let base = format!("http://{}", listener.local_addr()?);
         let state = AppState::new(store, settings);
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .enable_all()
@@ -93,11 +99,13 @@ impl Server {
         })
     }
 
-    fn url(&self, path: &str) -> String {
+    /// The URL of a path on the server.
+    pub(crate) fn url(&self, path: &str) -> String {
         format!("{}{path}", self.base)
     }
 
-    fn stop(mut self) -> anyhow::Result<()> {
+    /// Stops the server and waits for its thread.
+    pub(crate) fn stop(mut self) -> anyhow::Result<()> {
         if let Some(tx) = self.shutdown.take() {
             let _ = tx.send(());
         }

@@ -33,12 +33,9 @@ pub struct UiSettings {
     pub description: Option<String>,
 }
 
-/// The site name in every page's header.
-const SITE_NAME: &str = "Lodestone";
-
-/// The layout of a page with this title.
-pub fn layout(_state: &AppState, title: impl Into<String>) -> Layout {
-    Layout::new(SITE_NAME, "en", title)
+/// The layout of a page with this title (the site name is the entity pages' setting).
+pub fn layout(state: &AppState, title: impl Into<String>) -> Layout {
+    Layout::new(state.settings().pages.site_name.clone(), "en", title)
 }
 
 /// Whether the client ranks `text/html` above every one of `others` (media types a program

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Facet engine benchmark: loads a dataset into a temporary store and runs
+# `lodestone-bench facets` on it (p50/p99 per view and depth, share of complete answers).
+#
+#   bench/facets.sh [FILE] [BENCH ARGS…]   (default: ../shared/data/bsbm/bsbm-10k.nt.zst)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+file=${1:-../shared/data/bsbm/bsbm-10k.nt.zst}
+shift || true
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$HOME/.cache/lodestone-target}
+work=$(mktemp -d /tmp/lodestone-bench-facets.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+cargo build --release -q -p lodestone-server
+"$CARGO_TARGET_DIR/release/lodestone" load --data "$work/store" "$file" | tail -1
+"$CARGO_TARGET_DIR/release/lodestone-bench" facets --data "$work/store" "$@"

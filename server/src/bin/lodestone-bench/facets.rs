@@ -1,0 +1,225 @@
+//! `facets`: latency of the facet engine per view and depth, from random starting classes
+//! and words drawn from a loaded store.
+//!
+//! A query starts at a class (one of the 30 largest) or a word (from the `rdfs:label` of an
+//! instance of one), then follows 0, 1 or 2 IRI-valued properties taken from a real instance
+//! (depth 1, 2, 3 = the focus is the start node, its neighbour, or the neighbour's
+//! neighbour), and asks one view there. Engine calls run in-process without the answer
+//! cache, one at a time, with the default budget of 5 s.
+
+use crate::rng::Rng;
+use lodestone_server::facets::model::{
+    ClassConstraint, Direction, Edge, FacetQuery, Node, View, ViewKind, DEFAULT_TIMEOUT,
+};
+use lodestone_server::facets::FacetEngine;
+use lodestone_store::{Reader, Store, StoreOptions, TermId, TermKind};
+use oxrdf::vocab::{rdf, rdfs};
+use oxrdf::{NamedNode, Term};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// What a query starts from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Start {
+    Class,
+    Word,
+}
+
+/// A start node and the path of properties to the focus.
+struct Draw {
+    root: Node,
+    hops: Vec<NamedNode>,
+}
+
+/// Runs the benchmark and prints one line per (start, depth, view).
+pub fn run(
+    data: &Path,
+    class_queries: usize,
+    word_queries: usize,
+    seed: u64,
+) -> anyhow::Result<()> {
+    let store = Store::open(data, StoreOptions::default())?;
+    let engine = FacetEngine::default();
+    let mut rng = Rng::new(seed);
+    let reader = store.reader();
+    let classes: Vec<(TermId, NamedNode)> = reader
+        .top_classes(30)?
+        .into_iter()
+        .filter_map(|(id, _)| match reader.term(id) {
+            Ok(Term::NamedNode(n)) => Some((id, n)),
+            _ => None,
+        })
+        .collect();
+    anyhow::ensure!(!classes.is_empty(), "the store has no classes");
+    let rdf_type = reader
+        .term_id(rdf::TYPE.into())?
+        .ok_or_else(|| anyhow::anyhow!("no rdf:type"))?;
+    println!(
+        "facets benchmark: {} (budget {} ms, answer cache off)",
+        data.display(),
+        DEFAULT_TIMEOUT.as_millis()
+    );
+    println!(
+        "{:<6} {:>5} {:<14} {:>4} {:>9} {:>9} {:>9} {:>9}",
+        "start", "depth", "view", "n", "p50 ms", "p99 ms", "max ms", "complete"
+    );
+    let mut all = 0usize;
+    let mut all_complete = 0usize;
+    for (start, n) in [(Start::Class, class_queries), (Start::Word, word_queries)] {
+        if n == 0 {
+            continue;
+        }
+        for depth in 1..=3 {
+            for kind in ViewKind::ALL {
+                let mut times = Vec::with_capacity(n);
+                let mut complete = 0;
+                for _ in 0..n {
+                    let draw = draw(&reader, &mut rng, &classes, rdf_type, start, depth - 1)?;
+                    let query = build(draw, kind);
+                    let began = Instant::now();
+                    let answer = engine.answer_uncached(&store, &query, DEFAULT_TIMEOUT)?;
+                    times.push(began.elapsed());
+                    complete += usize::from(answer.complete);
+                }
+                times.sort();
+                let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+                let at = |q: f64| times[((times.len() - 1) as f64 * q).round() as usize];
+                println!(
+                    "{:<6} {:>5} {:<14} {:>4} {:>9.1} {:>9.1} {:>9.1} {:>8.0}%",
+                    format!("{start:?}").to_lowercase(),
+                    depth,
+                    kind.name(),
+                    n,
+                    ms(at(0.5)),
+                    ms(at(0.99)),
+                    ms(times[times.len() - 1]),
+                    100.0 * complete as f64 / n as f64
+                );
+                all += n;
+                all_complete += complete;
+            }
+        }
+    }
+    println!(
+        "complete: {all_complete}/{all} ({:.1}%)",
+        100.0 * all_complete as f64 / all.max(1) as f64
+    );
+    Ok(())
+}
+
+fn build(draw: Draw, kind: ViewKind) -> FacetQuery {
+    let view = View {
+        kind,
+        property: (kind == ViewKind::Values).then(|| rdf::TYPE.into_owned()),
+        limit: 20,
+        offset: 0,
+    };
+    let mut focus = Node {
+        view: Some(view),
+        ..Node::default()
+    };
+    for (i, hop) in draw.hops.iter().enumerate().rev() {
+        let mut parent = if i == 0 {
+            draw.root.clone()
+        } else {
+            Node::default()
+        };
+        parent.edges.push(Edge {
+            property: hop.clone(),
+            direction: Direction::Forward,
+            exclude: false,
+            node: focus,
+        });
+        focus = parent;
+    }
+    if draw.hops.is_empty() {
+        let view = focus.view.take();
+        focus = Node { view, ..draw.root };
+    }
+    FacetQuery {
+        root: focus,
+        timeout: None,
+    }
+}
+
+/// A random start and `hops` IRI-valued properties followed from a random instance.
+fn draw(
+    reader: &Reader<'_>,
+    rng: &mut Rng,
+    classes: &[(TermId, NamedNode)],
+    rdf_type: TermId,
+    start: Start,
+    hops: usize,
+) -> anyhow::Result<Draw> {
+    loop {
+        let (class_id, class) = rng.pick(classes).clone();
+        let instances: Vec<TermId> = reader
+            .quads_for_pattern(None, Some(rdf_type), Some(class_id), None)
+            .take(500)
+            .map(|q| q.map(|q| q.subject))
+            .collect::<Result<_, _>>()?;
+        let Some(&x) = instances.get(rng.below(instances.len())) else {
+            continue;
+        };
+        let root = match start {
+            Start::Class => Node {
+                classes: vec![ClassConstraint {
+                    iri: class,
+                    exclude: false,
+                }],
+                ..Node::default()
+            },
+            Start::Word => match label_word(reader, rng, x)? {
+                Some(word) => Node {
+                    text: Some(word),
+                    ..Node::default()
+                },
+                None => continue,
+            },
+        };
+        let mut path = Vec::new();
+        let mut at = x;
+        for _ in 0..hops {
+            let edges: Vec<(TermId, TermId)> = reader
+                .quads_for_pattern(Some(at), None, None, None)
+                .take(200)
+                .filter_map(Result::ok)
+                .filter(|q| q.predicate != rdf_type && q.object.kind() == TermKind::Iri)
+                .map(|q| (q.predicate, q.object))
+                .collect();
+            let Some(&(p, y)) = edges.get(rng.below(edges.len())) else {
+                break;
+            };
+            if let Term::NamedNode(p) = reader.term(p)? {
+                path.push(p);
+            }
+            at = y;
+        }
+        if path.len() == hops {
+            return Ok(Draw { root, hops: path });
+        }
+    }
+}
+
+/// A word of four letters or more from the entity's `rdfs:label`.
+fn label_word(reader: &Reader<'_>, rng: &mut Rng, x: TermId) -> anyhow::Result<Option<String>> {
+    let Some(label) = reader.term_id(rdfs::LABEL.into())? else {
+        return Ok(None);
+    };
+    let Some(quad) = reader
+        .quads_for_pattern(Some(x), Some(label), None, None)
+        .next()
+    else {
+        return Ok(None);
+    };
+    let Term::Literal(text) = reader.term(quad?.object)? else {
+        return Ok(None);
+    };
+    let words: Vec<String> = text
+        .value()
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.chars().count() >= 4)
+        .map(str::to_lowercase)
+        .collect();
+    Ok(words.get(rng.below(words.len())).cloned())
+}

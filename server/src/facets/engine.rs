@@ -1,0 +1,148 @@
+//! The facet engine: plan → focus set → view → labels, with a cache of complete answers.
+//!
+//! Answers are cached (moka) under the query and the store's commit sequence, so a commit
+//! makes every older entry unreachable; only complete answers are cached, since an
+//! incomplete one depends on the machine's load at the time.
+
+use crate::facets::budget::{Deadline, EngineError};
+use crate::facets::executor::Executor;
+use crate::facets::labels::Labels;
+use crate::facets::model::FacetQuery;
+use crate::facets::model::ViewKind;
+use crate::facets::planner::plan;
+use crate::facets::response::{FacetAnswer, Row};
+use crate::facets::sparql::equivalent_query;
+use crate::facets::text::{LiteralScanMatcher, TextMatcher};
+use crate::facets::views;
+use lodestone_store::{SequenceNumber, Store, StoreError};
+use moka::sync::Cache;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Answers kept in the cache.
+const CACHE_ENTRIES: u64 = 1_000;
+
+/// Share of the budget given to finding the focus set; the rest is for the view.
+const FOCUS_SHARE: f64 = 0.8;
+
+/// The facet engine of a server.
+#[derive(Clone)]
+pub struct FacetEngine {
+    matcher: Arc<dyn TextMatcher>,
+    cache: Cache<(FacetQuery, SequenceNumber), Arc<FacetAnswer>>,
+}
+
+impl Default for FacetEngine {
+    fn default() -> Self {
+        Self::new(Arc::new(LiteralScanMatcher))
+    }
+}
+
+impl FacetEngine {
+    /// An engine using `matcher` for text constraints.
+    pub fn new(matcher: Arc<dyn TextMatcher>) -> Self {
+        Self {
+            matcher,
+            cache: Cache::new(CACHE_ENTRIES),
+        }
+    }
+
+    /// The same engine with another text matcher (e.g. the text index), and an empty cache.
+    pub fn with_matcher(self, matcher: Arc<dyn TextMatcher>) -> Self {
+        Self::new(matcher)
+    }
+
+    /// Answers a validated query within `budget`. Blocking.
+    pub fn answer(
+        &self,
+        store: &Store,
+        query: &FacetQuery,
+        budget: Duration,
+    ) -> Result<Arc<FacetAnswer>, StoreError> {
+        let start = Instant::now();
+        let reader = store.reader();
+        let sequence = reader.sequence()?;
+        let key = (query.clone(), sequence);
+        if let Some(hit) = self.cache.get(&key) {
+            return Ok(hit);
+        }
+        let answer = Arc::new(self.compute(&reader, query, budget, start)?);
+        if answer.complete {
+            self.cache.insert(key, Arc::clone(&answer));
+        }
+        Ok(answer)
+    }
+
+    /// Answers without reading or filling the cache (benchmarks). Blocking.
+    pub fn answer_uncached(
+        &self,
+        store: &Store,
+        query: &FacetQuery,
+        budget: Duration,
+    ) -> Result<FacetAnswer, StoreError> {
+        let start = Instant::now();
+        self.compute(&store.reader(), query, budget, start)
+    }
+
+    fn compute(
+        &self,
+        reader: &lodestone_store::Reader<'_>,
+        query: &FacetQuery,
+        budget: Duration,
+        start: Instant,
+    ) -> Result<FacetAnswer, StoreError> {
+        let view = query
+            .view()
+            .cloned()
+            .ok_or_else(|| StoreError::Evaluation("the facet query has no view".into()))?;
+        let sparql = equivalent_query(query, self.matcher.as_ref())
+            .map(|q| q.to_string())
+            .unwrap_or_default();
+        let plan = plan(reader, query)?;
+        let focus_deadline = Deadline::at(start + budget.mul_f64(FOCUS_SHARE));
+        let deadline = Deadline::at(start + budget);
+        let mut executor = Executor::new(reader, self.matcher.as_ref(), &plan, focus_deadline);
+        let focus = executor.focus_set(&plan).map_err(engine_error)?;
+        let property = match &view.property {
+            Some(p) => reader.term_id(p.as_ref().into())?,
+            None => None,
+        };
+        let page = views::compute(reader, &focus, &view, property, plan.rdf_type, deadline)
+            .map_err(engine_error)?;
+        let labels = Labels::new(reader)?;
+        let mut rows = Vec::with_capacity(page.rows.len());
+        for (id, figure) in page.rows {
+            let value = reader.term(id)?;
+            let label = labels.label(reader, id, &value)?;
+            let (count, score) = if view.kind == ViewKind::Entities {
+                (None, Some(figure))
+            } else {
+                #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+                (Some(figure as u64), None)
+            };
+            rows.push(Row {
+                value,
+                label,
+                count,
+                score,
+            });
+        }
+        Ok(FacetAnswer {
+            view: view.kind,
+            complete: page.complete,
+            time_ms: u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX),
+            total: page.total,
+            timeout_ms: u64::try_from(budget.as_millis()).unwrap_or(u64::MAX),
+            sparql,
+            rows,
+        })
+    }
+}
+
+/// Running out of time is handled inside the engine; only store failures reach here.
+fn engine_error(error: EngineError) -> StoreError {
+    match error {
+        EngineError::Store(e) => e,
+        EngineError::OutOfTime => StoreError::Cancelled,
+    }
+}

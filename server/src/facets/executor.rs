@@ -1,0 +1,505 @@
+//! Computes the set of focus terms of a plan, on internal ids.
+//!
+//! For a node, the cheapest *generator* is picked from the store's statistics (a text match,
+//! `eq`/`in` values, the instances of a required class, the neighbours through a required
+//! edge — estimated by `class_instances` and the predicate's usage count); its candidates are
+//! then checked against every other constraint of the node by short index look-ups
+//! ([`Executor::satisfies`], memoised per node and term). Nothing is decoded except literals
+//! under an order or language condition.
+//!
+//! Running out of time while checking the focus candidates keeps the ones accepted so far and
+//! marks the set incomplete; running out anywhere else gives an empty incomplete set.
+
+use crate::facets::budget::{Deadline, EngineError, Ticker};
+use crate::facets::compare::compare;
+use crate::facets::planner::{Condition, Plan, PlanEdge, PlanNode};
+use crate::facets::text::TextMatcher;
+use lodestone_store::{Reader, TermId};
+use oxrdf::Term;
+use rustc_hash::{FxHashMap, FxHashSet};
+
+/// The most text matches asked of the matcher for one node.
+pub const TEXT_MATCH_LIMIT: usize = 1_000_000;
+
+/// The focus terms of a query.
+#[derive(Debug, Default)]
+pub struct FocusSet {
+    /// The terms, in id order.
+    pub members: Vec<TermId>,
+    /// Text scores of the members, when the focus node has text.
+    pub scores: Option<FxHashMap<TermId, f32>>,
+    /// Whether every term is there.
+    pub complete: bool,
+}
+
+/// The constraint a node's candidates come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Generator {
+    Text,
+    Value(usize),
+    Class(usize),
+    Edge(usize),
+    AllSubjects,
+}
+
+/// Text matches of a node.
+struct TextSet {
+    scores: FxHashMap<TermId, f32>,
+}
+
+/// One request's evaluation state.
+pub struct Executor<'a, 'r, 'db> {
+    reader: &'r Reader<'db>,
+    matcher: &'a dyn TextMatcher,
+    rdf_type: Option<TermId>,
+    deadline: Deadline,
+    ticker: Ticker,
+    texts: FxHashMap<usize, TextSet>,
+    memo: FxHashMap<(usize, TermId), bool>,
+    /// Cleared when a text match was cut short (by its limit or time).
+    complete: bool,
+}
+
+impl<'a, 'r, 'db> Executor<'a, 'r, 'db> {
+    /// An executor over a reader, stopping at `deadline`.
+    pub fn new(
+        reader: &'r Reader<'db>,
+        matcher: &'a dyn TextMatcher,
+        plan: &Plan,
+        deadline: Deadline,
+    ) -> Self {
+        Self {
+            reader,
+            matcher,
+            rdf_type: plan.rdf_type,
+            deadline,
+            ticker: Ticker::new(deadline),
+            texts: FxHashMap::default(),
+            memo: FxHashMap::default(),
+            complete: true,
+        }
+    }
+
+    /// The focus set of a plan.
+    pub fn focus_set(&mut self, plan: &Plan) -> Result<FocusSet, EngineError> {
+        let node = &plan.focus;
+        let (generator, candidates) = match self.generate(node) {
+            Ok(g) => g,
+            Err(EngineError::OutOfTime) => return Ok(FocusSet::default()),
+            Err(e) => return Err(e),
+        };
+        let mut members = Vec::new();
+        let mut complete = self.complete;
+        for x in candidates {
+            match self.satisfies_except(node, x, Some(generator)) {
+                Ok(true) => members.push(x),
+                Ok(false) => {}
+                Err(EngineError::OutOfTime) => {
+                    complete = false;
+                    break;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        members.sort_unstable();
+        let scores = node.text.as_ref().and_then(|_| {
+            self.texts.remove(&node.key).map(|t| {
+                members
+                    .iter()
+                    .map(|m| (*m, t.scores.get(m).copied().unwrap_or(0.0)))
+                    .collect()
+            })
+        });
+        Ok(FocusSet {
+            members,
+            scores,
+            complete: complete && self.complete,
+        })
+    }
+
+    /// The terms of a node (every constraint applied).
+    fn node_set(&mut self, node: &PlanNode) -> Result<Vec<TermId>, EngineError> {
+        let (generator, candidates) = self.generate(node)?;
+        let mut out = Vec::new();
+        for x in candidates {
+            if self.satisfies_except(node, x, Some(generator))? {
+                out.push(x);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Estimated number of candidates of the cheapest generator, `u64::MAX` with none.
+    fn estimate(&self, node: &PlanNode) -> Result<(u64, Option<Generator>), EngineError> {
+        let mut best: (u64, Option<Generator>) = (u64::MAX, None);
+        let mut consider = |cost: u64, g: Generator| {
+            if best.1.is_none() || cost < best.0 {
+                best = (cost, Some(g));
+            }
+        };
+        if node.text.is_some() {
+            // The text set is needed for the membership checks anyway: use it when nothing
+            // is certainly smaller.
+            consider(
+                self.texts
+                    .get(&node.key)
+                    .map_or(10_000, |t| t.scores.len() as u64),
+                Generator::Text,
+            );
+        }
+        for (i, value) in node.values.iter().enumerate() {
+            match value {
+                Condition::Eq(id) => consider(u64::from(id.is_some()), Generator::Value(i)),
+                Condition::In(ids) => consider(ids.len() as u64, Generator::Value(i)),
+                _ => {}
+            }
+        }
+        for (i, (class, exclude)) in node.classes.iter().enumerate() {
+            if !exclude {
+                let count = match class {
+                    Some(c) => self.reader.class_instances(*c)?,
+                    None => 0,
+                };
+                consider(count, Generator::Class(i));
+            }
+        }
+        for (i, edge) in node.edges.iter().enumerate() {
+            if !edge.exclude {
+                let mut count = match edge.property {
+                    Some(p) => self.reader.usage(p)?.as_predicate,
+                    None => 0,
+                };
+                if edge.node.is_constrained() && self.estimate(&edge.node)?.1.is_some() {
+                    count = count.min(self.estimate(&edge.node)?.0);
+                }
+                consider(count, Generator::Edge(i));
+            }
+        }
+        if best.1.is_none() && node.subject_domain {
+            best = (u64::MAX, Some(Generator::AllSubjects));
+        }
+        Ok(best)
+    }
+
+    /// The candidates of a node's cheapest generator.
+    fn generate(&mut self, node: &PlanNode) -> Result<(Generator, Vec<TermId>), EngineError> {
+        let Some(generator) = self.estimate(node)?.1 else {
+            // Only reachable for a node with no constraint that is not the root, which the
+            // engine never generates (such nodes are only checked); nothing to list.
+            return Ok((Generator::AllSubjects, Vec::new()));
+        };
+        let candidates = match generator {
+            Generator::Text => {
+                self.ensure_text(node)?;
+                let mut ids: Vec<TermId> = self
+                    .texts
+                    .get(&node.key)
+                    .map(|t| t.scores.keys().copied().collect())
+                    .unwrap_or_default();
+                ids.sort_unstable();
+                ids
+            }
+            Generator::Value(i) => match node.values.get(i) {
+                Some(Condition::Eq(Some(id))) => vec![*id],
+                Some(Condition::In(ids)) => ids.clone(),
+                _ => Vec::new(),
+            },
+            Generator::Class(i) => match (node.classes.get(i), self.rdf_type) {
+                (Some((Some(class), _)), Some(rdf_type)) => {
+                    self.distinct(None, Some(rdf_type), Some(*class), Position::Subject)?
+                }
+                _ => Vec::new(),
+            },
+            Generator::Edge(i) => match node.edges.get(i) {
+                Some(edge) => self.neighbours(edge)?,
+                None => Vec::new(),
+            },
+            Generator::AllSubjects => self.distinct(None, None, None, Position::Subject)?,
+        };
+        Ok((generator, candidates))
+    }
+
+    /// The terms at this end of an edge whose other end satisfies the edge's node.
+    fn neighbours(&mut self, edge: &PlanEdge) -> Result<Vec<TermId>, EngineError> {
+        let Some(p) = edge.property else {
+            return Ok(Vec::new());
+        };
+        let here = if edge.outgoing {
+            Position::Subject
+        } else {
+            Position::Object
+        };
+        if !edge.node.is_constrained() {
+            return self.distinct(None, Some(p), None, here);
+        }
+        if self.estimate(&edge.node)?.1.is_none() {
+            // The other end has only filters (values, exclusions): check it on every quad of
+            // the property.
+            let mut out = FxHashSet::default();
+            let quads: Vec<_> = self
+                .reader
+                .quads_for_pattern(None, Some(p), None, None)
+                .collect();
+            for quad in quads {
+                self.ticker.tick()?;
+                let quad = quad?;
+                let (this, other) = if edge.outgoing {
+                    (quad.subject, quad.object)
+                } else {
+                    (quad.object, quad.subject)
+                };
+                if !out.contains(&this) && self.satisfies(&edge.node, other)? {
+                    out.insert(this);
+                }
+            }
+            let mut out: Vec<TermId> = out.into_iter().collect();
+            out.sort_unstable();
+            return Ok(out);
+        }
+        let others = self.node_set(&edge.node)?;
+        let mut out = FxHashSet::default();
+        for y in others {
+            let quads = if edge.outgoing {
+                self.reader.quads_for_pattern(None, Some(p), Some(y), None)
+            } else {
+                self.reader.quads_for_pattern(Some(y), Some(p), None, None)
+            };
+            for quad in quads {
+                self.ticker.tick()?;
+                let quad = quad?;
+                out.insert(if edge.outgoing {
+                    quad.subject
+                } else {
+                    quad.object
+                });
+            }
+        }
+        let mut out: Vec<TermId> = out.into_iter().collect();
+        out.sort_unstable();
+        Ok(out)
+    }
+
+    /// Distinct terms at one position of a pattern.
+    fn distinct(
+        &mut self,
+        s: Option<TermId>,
+        p: Option<TermId>,
+        o: Option<TermId>,
+        position: Position,
+    ) -> Result<Vec<TermId>, EngineError> {
+        let mut out = Vec::new();
+        let mut seen = FxHashSet::default();
+        for quad in self.reader.quads_for_pattern(s, p, o, None) {
+            self.ticker.tick()?;
+            let quad = quad?;
+            let id = match position {
+                Position::Subject => quad.subject,
+                Position::Object => quad.object,
+            };
+            // Index order keeps equal ids together for the leading position; the set
+            // covers the other cases.
+            if out.last() != Some(&id) && seen.insert(id) {
+                out.push(id);
+            }
+        }
+        out.sort_unstable();
+        Ok(out)
+    }
+
+    fn ensure_text(&mut self, node: &PlanNode) -> Result<(), EngineError> {
+        let Some(text) = &node.text else {
+            return Ok(());
+        };
+        if self.texts.contains_key(&node.key) {
+            return Ok(());
+        }
+        let matches =
+            self.matcher
+                .matching_entities(self.reader, text, TEXT_MATCH_LIMIT, self.deadline)?;
+        self.complete &= matches.complete;
+        self.texts.insert(
+            node.key,
+            TextSet {
+                scores: matches.hits.into_iter().collect(),
+            },
+        );
+        Ok(())
+    }
+
+    /// Whether `x` satisfies every constraint of `node`, memoised.
+    pub fn satisfies(&mut self, node: &PlanNode, x: TermId) -> Result<bool, EngineError> {
+        if let Some(v) = self.memo.get(&(node.key, x)) {
+            return Ok(*v);
+        }
+        let v = self.satisfies_except(node, x, None)?;
+        self.memo.insert((node.key, x), v);
+        Ok(v)
+    }
+
+    fn satisfies_except(
+        &mut self,
+        node: &PlanNode,
+        x: TermId,
+        skip: Option<Generator>,
+    ) -> Result<bool, EngineError> {
+        self.ticker.tick()?;
+        for (i, condition) in node.values.iter().enumerate() {
+            if skip != Some(Generator::Value(i)) && !self.condition_holds(condition, x)? {
+                return Ok(false);
+            }
+        }
+        if node.subject_domain
+            && !generates_subjects(node, skip)
+            && !self.exists(Some(x), None, None)?
+        {
+            return Ok(false);
+        }
+        for (i, (class, exclude)) in node.classes.iter().enumerate() {
+            if skip == Some(Generator::Class(i)) {
+                continue;
+            }
+            let has = match (class, self.rdf_type) {
+                (Some(c), Some(t)) => self.exists(Some(x), Some(t), Some(*c))?,
+                _ => false,
+            };
+            if has == *exclude {
+                return Ok(false);
+            }
+        }
+        if node.text.is_some() && skip != Some(Generator::Text) {
+            self.ensure_text(node)?;
+            let matched = self
+                .texts
+                .get(&node.key)
+                .is_some_and(|t| t.scores.contains_key(&x));
+            if !matched {
+                return Ok(false);
+            }
+        }
+        for (i, edge) in node.edges.iter().enumerate() {
+            if skip == Some(Generator::Edge(i)) {
+                continue;
+            }
+            if self.edge_holds(edge, x)? == edge.exclude {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// Whether `x` has a neighbour through the edge that satisfies its node.
+    fn edge_holds(&mut self, edge: &PlanEdge, x: TermId) -> Result<bool, EngineError> {
+        let Some(p) = edge.property else {
+            return Ok(false);
+        };
+        let neighbours: Vec<TermId> = {
+            let quads = if edge.outgoing {
+                self.reader.quads_for_pattern(Some(x), Some(p), None, None)
+            } else {
+                self.reader.quads_for_pattern(None, Some(p), Some(x), None)
+            };
+            if !edge.node.is_constrained() {
+                return Ok(quads.into_iter().next().transpose()?.is_some());
+            }
+            let mut out = Vec::new();
+            for quad in quads {
+                let quad = quad?;
+                out.push(if edge.outgoing {
+                    quad.object
+                } else {
+                    quad.subject
+                });
+            }
+            out
+        };
+        for y in neighbours {
+            if self.satisfies(&edge.node, y)? {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    fn exists(
+        &self,
+        s: Option<TermId>,
+        p: Option<TermId>,
+        o: Option<TermId>,
+    ) -> Result<bool, EngineError> {
+        Ok(self
+            .reader
+            .quads_for_pattern(s, p, o, None)
+            .next()
+            .transpose()?
+            .is_some())
+    }
+
+    fn condition_holds(&self, condition: &Condition, x: TermId) -> Result<bool, EngineError> {
+        Ok(match condition {
+            Condition::Eq(id) => *id == Some(x),
+            Condition::Neq(id) => *id != Some(x),
+            Condition::In(ids) => ids.binary_search(&x).is_ok(),
+            Condition::Compare(op, constant) => {
+                compare(&self.term(x)?, constant).is_some_and(|o| op.accepts(o))
+            }
+            Condition::Range(lo, hi) => {
+                let term = self.term(x)?;
+                compare(&term, lo).is_some_and(|o| o.is_ge())
+                    && compare(&term, hi).is_some_and(|o| o.is_le())
+            }
+            Condition::Lang(range) => match self.term(x)? {
+                Term::Literal(l) => l.language().is_some_and(|tag| lang_matches(tag, range)),
+                _ => false,
+            },
+        })
+    }
+
+    fn term(&self, x: TermId) -> Result<Term, EngineError> {
+        Ok(self.reader.term(x)?)
+    }
+}
+
+/// Whether the generator's candidates are all subjects of some triple already.
+fn generates_subjects(node: &PlanNode, generator: Option<Generator>) -> bool {
+    match generator {
+        Some(Generator::AllSubjects | Generator::Class(_) | Generator::Text) => true,
+        Some(Generator::Edge(i)) => node.edges.get(i).is_some_and(|e| e.outgoing),
+        Some(Generator::Value(_)) | None => false,
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Position {
+    Subject,
+    Object,
+}
+
+/// SPARQL's `langMatches` (RFC 4647 basic filtering): `*` matches any non-empty tag, else
+/// the range equals the tag or is a prefix of it followed by `-`, ignoring case.
+pub fn lang_matches(tag: &str, range: &str) -> bool {
+    if tag.is_empty() {
+        return false;
+    }
+    if range == "*" {
+        return true;
+    }
+    let (tag, range) = (tag.to_ascii_lowercase(), range.to_ascii_lowercase());
+    tag == range
+        || tag
+            .strip_prefix(&range)
+            .is_some_and(|rest| rest.starts_with('-'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::lang_matches;
+
+    #[test]
+    fn language_ranges() {
+        assert!(lang_matches("en-GB", "en"));
+        assert!(lang_matches("EN", "en"));
+        assert!(!lang_matches("eng", "en"));
+        assert!(lang_matches("fr", "*"));
+        assert!(!lang_matches("", "*"));
+    }
+}

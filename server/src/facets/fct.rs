@@ -1,0 +1,422 @@
+//! Virtuoso's Facets Web Service request syntax (`POST /fct/service`), read into the
+//! [`model`](crate::facets::model).
+//!
+//! ```xml
+//! <query xmlns="http://openlinksw.com/services/facets/1.0/" timeout="5000">
+//!   <text>coin</text>
+//!   <class iri="http://example.org/Coin" exclude="yes"/>
+//!   <property iri="http://example.org/mint">
+//!     <value datatype="uri">http://example.org/Rome</value>
+//!   </property>
+//!   <property-of iri="http://example.org/depicts"><cond type="gt" datatype="http://www.w3.org/2001/XMLSchema#integer">3</cond></property-of>
+//!   <view type="classes" limit="20" offset="0"/>
+//! </query>
+//! ```
+//! Elements are matched by local name, so the namespace may be absent or prefixed.
+//! `view type`: `text`, `text-d` and `list` list entities; `list-count` under a `property`
+//! whose node has no other constraint lists that property's values with counts (the
+//! parent's `values` view), elsewhere the entities; `classes`, `properties`,
+//! `properties-in`, `graphs` as in JSON. `value` is an `eq` condition; `cond` has `type`
+//! (`eq neq lt lte gt gte range in lang`), `neg="yes"` for `eq`, and `lo`/`hi` for `range`
+//! or `cond-parm` children for `in`; `datatype="uri"` marks an IRI. Documents are bounded
+//! in nesting depth (the body is bounded in size by the route).
+
+use crate::facets::json::{literal, SyntaxError};
+use crate::facets::model::{
+    ClassConstraint, Comparison, Direction, Edge, FacetQuery, Node, ValueCondition, View, ViewKind,
+    DEFAULT_LIMIT, MAX_LIMIT,
+};
+use oxrdf::{NamedNode, Term};
+use quick_xml::events::{BytesStart, Event};
+use std::time::Duration;
+
+/// The deepest element nesting accepted.
+pub const MAX_XML_DEPTH: usize = 32;
+
+/// An element being read.
+struct Frame {
+    name: String,
+    attributes: Vec<(String, String)>,
+    text: String,
+    node: Option<Node>,
+    params: Vec<String>,
+}
+
+impl Frame {
+    fn attribute(&self, name: &str) -> Option<&str> {
+        self.attributes
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// Parses a Facets Web Service request.
+pub fn parse_request(body: &[u8]) -> Result<FacetQuery, SyntaxError> {
+    let mut reader = quick_xml::Reader::from_reader(body);
+    reader.config_mut().trim_text(true);
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut query: Option<FacetQuery> = None;
+    let mut buffer = Vec::new();
+    loop {
+        let event = reader.read_event_into(&mut buffer).map_err(|e| {
+            SyntaxError(format!(
+                "malformed XML at byte {}: {e}",
+                reader.buffer_position()
+            ))
+        })?;
+        match event {
+            Event::Start(start) => {
+                stack.push(open(&start)?);
+                if stack.len() > MAX_XML_DEPTH {
+                    return Err(SyntaxError(format!(
+                        "the XML is nested deeper than {MAX_XML_DEPTH} elements"
+                    )));
+                }
+            }
+            Event::Empty(start) => {
+                let frame = open(&start)?;
+                close(frame, &mut stack, &mut query)?;
+            }
+            Event::Text(text) => {
+                if let Some(frame) = stack.last_mut() {
+                    let text = text
+                        .unescape()
+                        .map_err(|e| SyntaxError(format!("malformed XML text: {e}")))?;
+                    frame.text.push_str(&text);
+                }
+            }
+            Event::CData(data) => {
+                if let Some(frame) = stack.last_mut() {
+                    frame.text.push_str(&String::from_utf8_lossy(&data));
+                }
+            }
+            Event::End(_) => {
+                let frame = stack
+                    .pop()
+                    .ok_or_else(|| SyntaxError("malformed XML: unbalanced end tag".into()))?;
+                close(frame, &mut stack, &mut query)?;
+            }
+            Event::Eof => break,
+            _ => {}
+        }
+        buffer.clear();
+    }
+    if !stack.is_empty() {
+        return Err(SyntaxError(
+            "malformed XML: the document ends inside an element".into(),
+        ));
+    }
+    let mut query =
+        query.ok_or_else(|| SyntaxError("the document has no <query> element".into()))?;
+    list_count_as_values(&mut query.root);
+    Ok(query)
+}
+
+fn local_name(name: &[u8]) -> String {
+    let name = String::from_utf8_lossy(name);
+    name.rsplit(':').next().unwrap_or_default().to_owned()
+}
+
+fn open(start: &BytesStart<'_>) -> Result<Frame, SyntaxError> {
+    let name = local_name(start.name().as_ref());
+    let mut attributes = Vec::new();
+    for attribute in start.attributes() {
+        let attribute = attribute
+            .map_err(|e| SyntaxError(format!("malformed XML attribute in <{name}>: {e}")))?;
+        let key = String::from_utf8_lossy(attribute.key.as_ref()).into_owned();
+        let value = attribute
+            .unescape_value()
+            .map_err(|e| SyntaxError(format!("malformed XML attribute in <{name}>: {e}")))?
+            .into_owned();
+        attributes.push((key, value));
+    }
+    let node = matches!(name.as_str(), "query" | "property" | "property-of").then(Node::default);
+    Ok(Frame {
+        name,
+        attributes,
+        text: String::new(),
+        node,
+        params: Vec::new(),
+    })
+}
+
+fn iri(text: &str) -> Result<NamedNode, SyntaxError> {
+    let text = text.trim();
+    let text = text
+        .strip_prefix('<')
+        .and_then(|t| t.strip_suffix('>'))
+        .unwrap_or(text);
+    NamedNode::new(text).map_err(|e| SyntaxError(format!("{text:?} is not an IRI: {e}")))
+}
+
+fn required<'a>(frame: &'a Frame, attribute: &str) -> Result<&'a str, SyntaxError> {
+    frame.attribute(attribute).ok_or_else(|| {
+        SyntaxError(format!(
+            "<{}> needs the attribute `{attribute}`",
+            frame.name
+        ))
+    })
+}
+
+fn yes(value: Option<&str>) -> bool {
+    matches!(value, Some("yes" | "true" | "1"))
+}
+
+/// The term written in an element: an IRI when `datatype="uri"`, else a literal.
+fn term(frame: &Frame, text: &str) -> Result<Term, SyntaxError> {
+    let datatype = frame.attribute("datatype");
+    if matches!(datatype, Some("uri" | "iri")) {
+        return Ok(iri(text)?.into());
+    }
+    let lang = frame
+        .attribute("xml:lang")
+        .or_else(|| frame.attribute("lang"));
+    Ok(literal(&serde_json::Value::String(text.to_owned()), datatype, lang)?.into())
+}
+
+fn literal_of(frame: &Frame, text: &str) -> Result<oxrdf::Literal, SyntaxError> {
+    match term(frame, text)? {
+        Term::Literal(l) => Ok(l),
+        _ => Err(SyntaxError(format!(
+            "<{}> compares with a literal, not an IRI",
+            frame.name
+        ))),
+    }
+}
+
+fn parent_node<'a>(stack: &'a mut [Frame], child: &str) -> Result<&'a mut Node, SyntaxError> {
+    stack
+        .last_mut()
+        .and_then(|f| f.node.as_mut())
+        .ok_or_else(|| {
+            SyntaxError(format!(
+                "<{child}> must be inside <query>, <property> or <property-of>"
+            ))
+        })
+}
+
+fn close(
+    frame: Frame,
+    stack: &mut [Frame],
+    query: &mut Option<FacetQuery>,
+) -> Result<(), SyntaxError> {
+    match frame.name.as_str() {
+        "query" => {
+            let timeout = frame
+                .attribute("timeout")
+                .filter(|t| !t.is_empty())
+                .map(|t| {
+                    t.parse::<u64>().map(Duration::from_millis).map_err(|_| {
+                        SyntaxError(format!("timeout must be milliseconds, not {t:?}"))
+                    })
+                })
+                .transpose()?;
+            *query = Some(FacetQuery {
+                root: frame.node.unwrap_or_default(),
+                timeout,
+            });
+        }
+        "text" => {
+            let text = frame.text.trim().to_owned();
+            parent_node(stack, "text")?.text = Some(text).filter(|t| !t.is_empty());
+        }
+        "class" => {
+            let class = ClassConstraint {
+                iri: iri(required(&frame, "iri")?)?,
+                exclude: yes(frame.attribute("exclude")) || yes(frame.attribute("neg")),
+            };
+            parent_node(stack, "class")?.classes.push(class);
+        }
+        "property" | "property-of" => {
+            let edge = Edge {
+                property: iri(required(&frame, "iri")?)?,
+                direction: if frame.name == "property" {
+                    Direction::Forward
+                } else {
+                    Direction::Inverse
+                },
+                exclude: yes(frame.attribute("exclude")) || yes(frame.attribute("neg")),
+                node: frame.node.unwrap_or_default(),
+            };
+            parent_node(stack, &frame.name)?.edges.push(edge);
+        }
+        "value" => {
+            let condition = ValueCondition::Eq(term(&frame, frame.text.trim())?);
+            parent_node(stack, "value")?.values.push(condition);
+        }
+        "cond-parm" => {
+            if let Some(parent) = stack.last_mut() {
+                parent.params.push(frame.text.trim().to_owned());
+            }
+        }
+        "cond" => {
+            let condition = cond(&frame)?;
+            parent_node(stack, "cond")?.values.push(condition);
+        }
+        "view" => {
+            let view = view(&frame)?;
+            parent_node(stack, "view")?.view = Some(view);
+        }
+        other => {
+            return Err(SyntaxError(format!(
+                "unknown element <{other}> in a facets query"
+            )))
+        }
+    }
+    Ok(())
+}
+
+fn cond(frame: &Frame) -> Result<ValueCondition, SyntaxError> {
+    let kind = required(frame, "type")?;
+    let text = frame.text.trim();
+    let compare = |op| Ok::<_, SyntaxError>(ValueCondition::Compare(op, literal_of(frame, text)?));
+    Ok(match kind {
+        "eq" if yes(frame.attribute("neg")) => ValueCondition::Neq(term(frame, text)?),
+        "eq" => ValueCondition::Eq(term(frame, text)?),
+        "neq" => ValueCondition::Neq(term(frame, text)?),
+        "lt" => compare(Comparison::Lt)?,
+        "lte" => compare(Comparison::Lte)?,
+        "gt" => compare(Comparison::Gt)?,
+        "gte" => compare(Comparison::Gte)?,
+        "range" => ValueCondition::Range(
+            literal_of(frame, required(frame, "lo")?)?,
+            literal_of(frame, required(frame, "hi")?)?,
+        ),
+        "in" => ValueCondition::In(
+            frame
+                .params
+                .iter()
+                .map(|p| term(frame, p))
+                .collect::<Result<_, _>>()?,
+        ),
+        "lang" => ValueCondition::Lang(text.to_owned()),
+        other => {
+            return Err(SyntaxError(format!(
+            "unknown cond type {other:?}; use one of: eq, neq, lt, lte, gt, gte, range, in, lang"
+        )))
+        }
+    })
+}
+
+/// Reads `<view>`; `list-count` is kept as entities here and rewritten afterwards.
+fn view(frame: &Frame) -> Result<View, SyntaxError> {
+    let kind_name = required(frame, "type")?;
+    let kind = match kind_name {
+        "text" | "text-d" | "list" | "list-count" => ViewKind::Entities,
+        "classes" => ViewKind::Classes,
+        "properties" => ViewKind::Properties,
+        "properties-in" => ViewKind::PropertiesIn,
+        "graphs" => ViewKind::Graphs,
+        other => {
+            return Err(SyntaxError(format!(
+                "unknown view type {other:?}; use one of: text, text-d, list, list-count, classes, properties, properties-in, graphs"
+            )))
+        }
+    };
+    let number = |name: &str| -> Result<Option<usize>, SyntaxError> {
+        match frame.attribute(name).filter(|v| !v.is_empty()) {
+            None => Ok(None),
+            Some(v) => v
+                .parse()
+                .map(Some)
+                .map_err(|_| SyntaxError(format!("view {name} must be a whole number, not {v:?}"))),
+        }
+    };
+    Ok(View {
+        kind,
+        // `list-count` is marked by the property slot until rewritten.
+        property: (kind_name == "list-count").then(|| NamedNode::new_unchecked(LIST_COUNT_MARK)),
+        limit: number("limit")?.unwrap_or(DEFAULT_LIMIT).min(MAX_LIMIT),
+        offset: number("offset")?.unwrap_or(0),
+    })
+}
+
+/// Placeholder IRI marking a `list-count` view between parsing and rewriting; never leaves
+/// this module.
+const LIST_COUNT_MARK: &str = "urn:lodestone:fct:list-count";
+
+/// Turns `<property iri="p"><view type="list-count"/></property>` into the parent's `values`
+/// view of `p`; any other `list-count` lists entities.
+fn list_count_as_values(node: &mut Node) {
+    let mut moved = None;
+    for (i, edge) in node.edges.iter_mut().enumerate() {
+        let child = &mut edge.node;
+        let marked = child.view.as_ref().is_some_and(|v| {
+            v.property
+                .as_ref()
+                .is_some_and(|p| p.as_str() == LIST_COUNT_MARK)
+        });
+        let bare = child.text.is_none()
+            && child.classes.is_empty()
+            && child.values.is_empty()
+            && child.edges.is_empty();
+        if marked && bare && !edge.exclude && edge.direction == Direction::Forward {
+            moved = Some(i);
+        }
+        list_count_as_values(child);
+    }
+    if let Some(i) = moved {
+        let edge = node.edges.remove(i);
+        if let Some(mut view) = edge.node.view {
+            view.kind = ViewKind::Values;
+            view.property = Some(edge.property);
+            node.view = Some(view);
+        }
+    }
+    if let Some(view) = &mut node.view {
+        if view
+            .property
+            .as_ref()
+            .is_some_and(|p| p.as_str() == LIST_COUNT_MARK)
+        {
+            view.property = None;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn namespaced_and_plain_documents_read_alike() {
+        let plain = r#"<query><text>coin</text><view type="classes" limit="5"/></query>"#;
+        let namespaced = r#"<fct:query xmlns:fct="http://openlinksw.com/services/facets/1.0/"><fct:text>coin</fct:text><fct:view type="classes" limit="5"/></fct:query>"#;
+        assert_eq!(
+            parse_request(plain.as_bytes()),
+            parse_request(namespaced.as_bytes())
+        );
+    }
+
+    #[test]
+    fn list_count_under_a_property_is_its_values() {
+        let q = parse_request(
+            br#"<query><class iri="http://e.org/C"/><property iri="http://e.org/p"><view type="list-count"/></property></query>"#,
+        )
+        .expect("parses");
+        let view = q.root.view.expect("moved to the root");
+        assert_eq!(view.kind, ViewKind::Values);
+        assert_eq!(
+            view.property.map(|p| p.into_string()),
+            Some("http://e.org/p".into())
+        );
+        assert!(q.root.edges.is_empty());
+    }
+
+    #[test]
+    fn malformed_and_deep_documents_are_refused() {
+        assert!(parse_request(b"<query><text>x</query>").is_err());
+        let deep = format!(
+            "<query>{}{}</query>",
+            "<property iri=\"http://e.org/p\">".repeat(40),
+            "</property>".repeat(40)
+        );
+        let error = parse_request(deep.as_bytes()).unwrap_err();
+        assert!(error.0.contains("nested"), "{error}");
+        assert!(parse_request(br#"<query><view type="pie"/></query>"#)
+            .unwrap_err()
+            .0
+            .contains("pie"));
+    }
+}

@@ -1,0 +1,26 @@
+//! Faceted browsing: one model, two syntaxes, one engine.
+//!
+//! - [`model`]: the facet tree; [`json`] and [`fct`] read the two syntaxes into it.
+//! - [`planner`] resolves it to ids and re-hangs it from the focus; [`executor`] finds the
+//!   focus set from the most selective constraint; [`views`] counts on ids; [`labels`]
+//!   names what is shown; [`engine`] ties them together with the time budget and the cache.
+//! - [`sparql`] builds the equivalent SPARQL query as algebra; [`text`] is the seam to full
+//!   text search; [`response`] and [`xml`] write answers.
+
+pub mod budget;
+pub mod compare;
+pub mod engine;
+pub mod executor;
+pub mod fct;
+pub mod json;
+pub mod labels;
+pub mod model;
+pub mod planner;
+pub mod response;
+pub mod sparql;
+pub mod text;
+pub mod views;
+pub mod xml;
+
+pub use crate::facets::engine::FacetEngine;
+pub use crate::facets::text::{LiteralScanMatcher, TextMatcher, TextMatches};

@@ -1,0 +1,88 @@
+//! A facet answer, independent of the syntax it is written in.
+
+use crate::facets::model::ViewKind;
+use oxrdf::Term;
+use serde_json::{json, Value};
+
+/// One row of a view.
+#[derive(Debug, Clone)]
+pub struct Row {
+    /// The key: an entity, class, property, value or graph.
+    pub value: Term,
+    /// Its display label.
+    pub label: String,
+    /// The number of distinct focus terms with this key (counting views).
+    pub count: Option<u64>,
+    /// The ranking score (entities view).
+    pub score: Option<f64>,
+}
+
+/// A whole answer.
+#[derive(Debug, Clone)]
+pub struct FacetAnswer {
+    /// The view shown.
+    pub view: ViewKind,
+    /// Whether the focus set and the view were computed in full within the budget: then
+    /// every count and the total are exact; otherwise they are lower bounds.
+    pub complete: bool,
+    /// Milliseconds taken.
+    pub time_ms: u64,
+    /// Number of keys (entities for the entities view) in all.
+    pub total: u64,
+    /// The time budget in milliseconds.
+    pub timeout_ms: u64,
+    /// The equivalent SPARQL query.
+    pub sparql: String,
+    /// The page of rows.
+    pub rows: Vec<Row>,
+}
+
+/// A term in the SPARQL 1.1 JSON results shape.
+pub fn term_json(term: &Term) -> Value {
+    match term {
+        Term::NamedNode(n) => json!({"type": "uri", "value": n.as_str()}),
+        Term::BlankNode(b) => json!({"type": "bnode", "value": b.as_str()}),
+        Term::Literal(l) => {
+            let mut v = json!({"type": "literal", "value": l.value()});
+            if let Some(lang) = l.language() {
+                v["xml:lang"] = lang.into();
+            } else if l.datatype() != oxrdf::vocab::xsd::STRING {
+                v["datatype"] = l.datatype().as_str().into();
+            }
+            v
+        }
+        #[allow(unreachable_patterns)]
+        _ => json!({"type": "unknown", "value": term.to_string()}),
+    }
+}
+
+impl FacetAnswer {
+    /// The JSON body of `/api/facets` (the contract in docs/api.md).
+    pub fn to_json(&self) -> Value {
+        let rows: Vec<Value> = self
+            .rows
+            .iter()
+            .map(|row| {
+                let mut v = json!({"value": term_json(&row.value), "label": row.label});
+                if let Some(count) = row.count {
+                    v["count"] = count.into();
+                    v["exact"] = self.complete.into();
+                }
+                if let Some(score) = row.score {
+                    v["score"] = score.into();
+                }
+                v
+            })
+            .collect();
+        json!({
+            "view": self.view.name(),
+            "complete": self.complete,
+            "time_ms": self.time_ms,
+            "timeout_ms": self.timeout_ms,
+            "total": self.total,
+            "total_exact": self.complete,
+            "sparql": self.sparql,
+            "rows": rows,
+        })
+    }
+}

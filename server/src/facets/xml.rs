@@ -1,0 +1,150 @@
+//! XML writers: the `/api/facets` answer in XML, and Virtuoso's `fct:facets` answer.
+
+use crate::facets::labels::local_name;
+use crate::facets::response::FacetAnswer;
+use oxrdf::Term;
+use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, BytesText, Event};
+use quick_xml::Writer;
+
+/// The namespace of Virtuoso's Facets Web Service.
+pub const FCT_NAMESPACE: &str = "http://openlinksw.com/services/facets/1.0/";
+
+type XmlResult = Result<(), quick_xml::Error>;
+
+fn text_element(
+    w: &mut Writer<Vec<u8>>,
+    name: &str,
+    attrs: &[(&str, &str)],
+    text: &str,
+) -> XmlResult {
+    let mut start = BytesStart::new(name);
+    for (k, v) in attrs {
+        start.push_attribute((*k, *v));
+    }
+    w.write_event(Event::Start(start))?;
+    w.write_event(Event::Text(BytesText::new(text)))?;
+    w.write_event(Event::End(BytesEnd::new(name)))?;
+    Ok(())
+}
+
+fn term_attributes(term: &Term) -> Vec<(&'static str, String)> {
+    match term {
+        Term::NamedNode(n) => vec![
+            ("type", "uri".into()),
+            ("shortform", local_name(n.as_str()).into()),
+        ],
+        Term::BlankNode(_) => vec![("type", "bnode".into())],
+        Term::Literal(l) => match l.language() {
+            Some(lang) => vec![("type", "literal".into()), ("xml:lang", lang.into())],
+            None => vec![
+                ("type", "literal".into()),
+                ("datatype", l.datatype().as_str().into()),
+            ],
+        },
+        #[allow(unreachable_patterns)]
+        _ => Vec::new(),
+    }
+}
+
+fn term_text(term: &Term) -> String {
+    match term {
+        Term::NamedNode(n) => n.as_str().to_owned(),
+        Term::BlankNode(b) => b.as_str().to_owned(),
+        Term::Literal(l) => l.value().to_owned(),
+        #[allow(unreachable_patterns)]
+        _ => term.to_string(),
+    }
+}
+
+/// The `/api/facets` answer as XML: `<facets view complete time_ms timeout_ms total>` with
+/// `<sparql>` and `<row count? exact? score?><value type …>…</value><label>…</label></row>`.
+pub fn answer_xml(answer: &FacetAnswer) -> Result<Vec<u8>, quick_xml::Error> {
+    let mut w = Writer::new(Vec::new());
+    w.write_event(Event::Decl(BytesDecl::new("1.0", Some("UTF-8"), None)))?;
+    let time = answer.time_ms.to_string();
+    let timeout = answer.timeout_ms.to_string();
+    let total = answer.total.to_string();
+    let complete = answer.complete.to_string();
+    let mut root = BytesStart::new("facets");
+    root.push_attribute(("view", answer.view.name()));
+    root.push_attribute(("complete", complete.as_str()));
+    root.push_attribute(("time_ms", time.as_str()));
+    root.push_attribute(("timeout_ms", timeout.as_str()));
+    root.push_attribute(("total", total.as_str()));
+    w.write_event(Event::Start(root))?;
+    text_element(&mut w, "sparql", &[], &answer.sparql)?;
+    for row in &answer.rows {
+        let mut start = BytesStart::new("row");
+        let count = row.count.map(|c| c.to_string());
+        if let Some(count) = &count {
+            start.push_attribute(("count", count.as_str()));
+            start.push_attribute(("exact", complete.as_str()));
+        }
+        let score = row.score.map(|s| s.to_string());
+        if let Some(score) = &score {
+            start.push_attribute(("score", score.as_str()));
+        }
+        w.write_event(Event::Start(start))?;
+        let attrs = term_attributes(&row.value);
+        let attrs: Vec<(&str, &str)> = attrs.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        text_element(&mut w, "value", &attrs, &term_text(&row.value))?;
+        text_element(&mut w, "label", &[], &row.label)?;
+        w.write_event(Event::End(BytesEnd::new("row")))?;
+    }
+    w.write_event(Event::End(BytesEnd::new("facets")))?;
+    Ok(w.into_inner())
+}
+
+/// The answer as Virtuoso's `fct:facets`: `fct:sparql`, `fct:time`, `fct:complete`
+/// (`yes`/`no`), `fct:timeout`, and `fct:result type=…` with one `fct:row` per row: the
+/// value column (`datatype="uri"` and `shortform` for IRIs, the literal's datatype or
+/// `xml:lang` otherwise), the label column, and the count (or score) column.
+pub fn fct_xml(answer: &FacetAnswer, view_type: &str) -> Result<Vec<u8>, quick_xml::Error> {
+    let mut w = Writer::new(Vec::new());
+    w.write_event(Event::Decl(BytesDecl::new("1.0", Some("UTF-8"), None)))?;
+    let mut root = BytesStart::new("fct:facets");
+    root.push_attribute(("xmlns:fct", FCT_NAMESPACE));
+    w.write_event(Event::Start(root))?;
+    text_element(&mut w, "fct:sparql", &[], &answer.sparql)?;
+    text_element(&mut w, "fct:time", &[], &answer.time_ms.to_string())?;
+    text_element(
+        &mut w,
+        "fct:complete",
+        &[],
+        if answer.complete { "yes" } else { "no" },
+    )?;
+    text_element(&mut w, "fct:timeout", &[], &answer.timeout_ms.to_string())?;
+    let mut result = BytesStart::new("fct:result");
+    result.push_attribute(("type", view_type));
+    let total = answer.total.to_string();
+    result.push_attribute(("total", total.as_str()));
+    w.write_event(Event::Start(result))?;
+    for row in &answer.rows {
+        w.write_event(Event::Start(BytesStart::new("fct:row")))?;
+        let value_attrs: Vec<(&str, String)> = match &row.value {
+            Term::NamedNode(n) => vec![
+                ("datatype", "uri".into()),
+                ("shortform", local_name(n.as_str()).into()),
+            ],
+            Term::Literal(l) => match l.language() {
+                Some(lang) => vec![("xml:lang", lang.into())],
+                None => vec![("datatype", l.datatype().as_str().into())],
+            },
+            _ => vec![("datatype", "bnode".into())],
+        };
+        let value_attrs: Vec<(&str, &str)> =
+            value_attrs.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        text_element(&mut w, "fct:column", &value_attrs, &term_text(&row.value))?;
+        text_element(&mut w, "fct:column", &[], &row.label)?;
+        let figure = match (row.count, row.score) {
+            (Some(c), _) => c.to_string(),
+            (None, Some(s)) => s.to_string(),
+            (None, None) => String::new(),
+        };
+        text_element(&mut w, "fct:column", &[], &figure)?;
+        w.write_event(Event::End(BytesEnd::new("fct:row")))?;
+    }
+    w.write_event(Event::End(BytesEnd::new("fct:result")))?;
+    w.write_event(Event::End(BytesEnd::new("fct:facets")))?;
+    Ok(w.into_inner())
+}

@@ -1,0 +1,189 @@
+//! `/api/facets` (JSON or XML; the model's JSON syntax) and `/fct/service` (Virtuoso's
+//! Facets Web Service XML).
+//!
+//! Each handler reads as parse → validate → take a slot → run the engine blocking → write.
+//! `GET /api/facets` carries the whole query in its URL, so it can be bookmarked: `q=` holds
+//! the JSON query, or flattened parameters describe a root-only query (`text`, `class`,
+//! `not-class`, `view`, `view-property`, `limit`, `offset`, `timeout_ms`). The answer is JSON
+//! unless `format=xml` or `Accept` prefers XML.
+
+use crate::error::ApiError;
+use crate::extract::negotiate::{AcceptHeader, Offer};
+use crate::facets::fct::parse_request;
+use crate::facets::json::{parse_flat, parse_query};
+use crate::facets::model::{FacetQuery, ViewKind, DEFAULT_TIMEOUT};
+use crate::facets::response::FacetAnswer;
+use crate::facets::xml::{answer_xml, fct_xml};
+use crate::respond::stream::run_blocking;
+use crate::state::AppState;
+use axum::body::Bytes;
+use axum::extract::{DefaultBodyLimit, RawQuery, State};
+use axum::http::{header, HeaderMap, HeaderValue};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::Router;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The answer syntaxes of `/api/facets`.
+#[derive(Debug, Clone, Copy)]
+enum Syntax {
+    Json,
+    Xml,
+}
+
+const OFFERS: [Offer<Syntax>; 3] = [
+    Offer::new("application/json", Syntax::Json),
+    Offer::new("application/xml", Syntax::Xml),
+    Offer::new("text/xml", Syntax::Xml),
+];
+
+/// The facet routes.
+pub fn router(state: &AppState) -> Router<AppState> {
+    Router::new()
+        .route("/api/facets", get(get_facets).post(post_facets))
+        .route("/fct/service", post(fct_service))
+        .layer(DefaultBodyLimit::max(state.settings().max_body_bytes))
+}
+
+fn bad(message: impl ToString) -> ApiError {
+    ApiError::BadRequest(message.to_string())
+}
+
+/// The decoded parameters of a query string.
+fn query_parameters(raw: Option<String>) -> Vec<(String, String)> {
+    form_urlencoded::parse(raw.unwrap_or_default().as_bytes())
+        .into_owned()
+        .collect()
+}
+
+/// `format=` from a query string.
+fn format_parameter(params: &[(String, String)]) -> Option<&str> {
+    params
+        .iter()
+        .find(|(k, _)| k == "format")
+        .map(|(_, v)| v.as_str())
+}
+
+fn choose(headers: &HeaderMap, format: Option<&str>) -> Result<Syntax, ApiError> {
+    match format {
+        Some("json") | Some("application/json") => return Ok(Syntax::Json),
+        Some("xml") | Some("application/xml") | Some("text/xml") => return Ok(Syntax::Xml),
+        Some(_) => {
+            return Err(ApiError::NotAcceptable {
+                available: vec!["json".into(), "xml".into()],
+            })
+        }
+        None => {}
+    }
+    let accept = headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .map_or_else(AcceptHeader::any, AcceptHeader::parse);
+    accept
+        .negotiate(&OFFERS)
+        .map(|o| o.value)
+        .ok_or_else(|| ApiError::NotAcceptable {
+            available: OFFERS.iter().map(|o| o.media_type.to_owned()).collect(),
+        })
+}
+
+async fn get_facets(
+    State(state): State<AppState>,
+    RawQuery(raw): RawQuery,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let params = query_parameters(raw);
+    let syntax = choose(&headers, format_parameter(&params))?;
+    let query = match params.iter().find(|(k, _)| k == "q") {
+        Some((_, json)) => {
+            if let Some((other, _)) = params.iter().find(|(k, _)| k != "q" && k != "format") {
+                return Err(bad(format!(
+                    "`{other}` cannot be combined with q=: put everything in the JSON query"
+                )));
+            }
+            parse_query(json).map_err(bad)?
+        }
+        None => parse_flat(&params).map_err(bad)?,
+    };
+    let answer = run(&state, query).await?;
+    write(&answer, syntax)
+}
+
+async fn post_facets(
+    State(state): State<AppState>,
+    RawQuery(raw): RawQuery,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let params = query_parameters(raw);
+    let syntax = choose(&headers, format_parameter(&params))?;
+    let text = std::str::from_utf8(&body).map_err(|_| bad("the body is not UTF-8"))?;
+    let query = parse_query(text).map_err(bad)?;
+    let answer = run(&state, query).await?;
+    write(&answer, syntax)
+}
+
+async fn fct_service(State(state): State<AppState>, body: Bytes) -> Result<Response, ApiError> {
+    let query = parse_request(&body).map_err(bad)?;
+    let view_type = fct_view_name(&query);
+    let answer = run(&state, query).await?;
+    let xml = fct_xml(&answer, view_type)
+        .map_err(|e| ApiError::Internal(format!("writing XML failed: {e}")))?;
+    Ok(xml_response(xml))
+}
+
+/// The `type` of `fct:result`: Virtuoso's name for the view.
+fn fct_view_name(query: &FacetQuery) -> &'static str {
+    match query.view().map(|v| v.kind) {
+        Some(ViewKind::Classes) => "classes",
+        Some(ViewKind::Properties) => "properties",
+        Some(ViewKind::PropertiesIn) => "properties-in",
+        Some(ViewKind::Values) => "list-count",
+        Some(ViewKind::Graphs) => "graphs",
+        Some(ViewKind::Entities) | None => {
+            if query.root.text.is_some() {
+                "text"
+            } else {
+                "list"
+            }
+        }
+    }
+}
+
+/// Validates and answers a query within its budget (the server's limit caps `timeout_ms`).
+async fn run(state: &AppState, query: FacetQuery) -> Result<Arc<FacetAnswer>, ApiError> {
+    query.validate().map_err(bad)?;
+    let limit = state.settings().query_timeout;
+    let budget: Duration = query.timeout.unwrap_or(DEFAULT_TIMEOUT).min(limit);
+    let permit = state.try_permit()?;
+    let store = Arc::clone(state.store());
+    let engine = state.facets().clone();
+    // The engine stops itself at the budget; the slot is held for a little longer so that
+    // labels and writing the page can finish.
+    run_blocking(state, permit, budget + Duration::from_secs(1), move |_| {
+        engine
+            .answer(&store, &query, budget)
+            .map_err(|e| ApiError::from_store(e, budget))
+    })
+    .await
+}
+
+fn xml_response(xml: Vec<u8>) -> Response {
+    let mut response = xml.into_response();
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/xml; charset=utf-8"),
+    );
+    response
+}
+
+fn write(answer: &FacetAnswer, syntax: Syntax) -> Result<Response, ApiError> {
+    Ok(match syntax {
+        Syntax::Json => axum::Json(answer.to_json()).into_response(),
+        Syntax::Xml => xml_response(
+            answer_xml(answer)
+                .map_err(|e| ApiError::Internal(format!("writing XML failed: {e}")))?,
+        ),
+    })
+}

@@ -1,0 +1,297 @@
+//! Answering one document request: find the entity, check freshness, gather, render, and
+//! put the headers on (`ETag`, `Last-Modified`, `Link`, `Content-Location`, `Vary`).
+//!
+//! The work runs on a blocking thread under the request's time budget. Page requests do not
+//! take a query slot: they are short, bounded by the same budget, and must not be refused
+//! while a few long SPARQL queries run.
+
+use super::describe::{describe, page_data, Deadline, DescribedPage};
+use crate::error::ApiError;
+use crate::extract::representation::{Representation, REPRESENTATIONS};
+use crate::respond::results::io_error;
+use crate::state::AppState;
+use axum::body::Body;
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use lodestone_store::{Reader, StoreError, TermId};
+use lodestone_web::{Alternate, EntityPage, LanguageChain, Layout, Linker, Pagination};
+use oxrdf::{GraphName, NamedNode};
+use oxrdfio::RdfSerializer;
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::sync::Arc;
+use std::time::{Duration, UNIX_EPOCH};
+
+/// One request for an entity document.
+pub struct DocumentRequest {
+    /// IRIs the request may name, tried in order.
+    pub candidates: Vec<String>,
+    /// What to answer with.
+    pub representation: Representation,
+    /// Page number, from 1.
+    pub page: u64,
+    /// Link builder (with the base IRI).
+    pub linker: Linker,
+    /// The reader's languages.
+    pub chain: LanguageChain,
+    /// `If-None-Match` of the request.
+    pub if_none_match: Option<String>,
+    /// `If-Modified-Since` of the request.
+    pub if_modified_since: Option<String>,
+    /// `Content-Location` to send (when a negotiated URL answers in place).
+    pub content_location: Option<String>,
+}
+
+/// The answer before it becomes a response.
+enum Answer {
+    NotModified,
+    Body(Vec<u8>, bool),
+}
+
+fn store_error(error: StoreError) -> ApiError {
+    ApiError::from_store(error, Duration::ZERO)
+}
+
+/// The first candidate IRI the store knows, with its id.
+fn find_entity(
+    reader: &Reader<'_>,
+    candidates: &[String],
+) -> Result<(NamedNode, TermId), ApiError> {
+    for candidate in candidates {
+        let Ok(iri) = NamedNode::new(candidate.as_str()) else {
+            continue;
+        };
+        if let Some(id) = reader.term_id(iri.as_ref().into()).map_err(store_error)? {
+            if !reader.usage(id).map_err(store_error)?.is_unused() {
+                return Ok((iri, id));
+            }
+        }
+    }
+    Err(ApiError::EntityNotFound(
+        candidates.first().cloned().unwrap_or_default(),
+    ))
+}
+
+/// 404 unless one of the candidates is in the store.
+pub async fn ensure_exists(state: &AppState, candidates: Vec<String>) -> Result<(), ApiError> {
+    let store = state.store().clone();
+    tokio::task::spawn_blocking(move || find_entity(&store.reader(), &candidates).map(|_| ()))
+        .await
+        .map_err(|e| ApiError::Internal(format!("page task failed: {e}")))?
+}
+
+/// Answers a document request.
+pub async fn document(state: &AppState, request: DocumentRequest) -> Result<Response, ApiError> {
+    let store = state.store().clone();
+    let settings = state.settings().pages.clone();
+    let budget = state.settings().query_timeout;
+    let cache = Arc::clone(state.page_cache());
+    let work = tokio::task::spawn_blocking(move || {
+        let reader = store.reader();
+        let (iri, id) = find_entity(&reader, &request.candidates)?;
+        let sequence = reader.sequence().map_err(store_error)?;
+        let last_commit_ms = reader.last_commit_ms().map_err(store_error)?;
+        let etag = etag(&request, sequence);
+        let last_modified = (last_commit_ms > 0)
+            .then(|| httpdate::fmt_http_date(UNIX_EPOCH + Duration::from_millis(last_commit_ms)));
+        let headers = Headers::new(&request, &iri, etag, last_modified);
+        if is_fresh(&request, &headers, last_commit_ms) {
+            return Ok((Answer::NotModified, headers));
+        }
+        let deadline = Deadline::after(budget);
+        let html = request.representation == Representation::Html;
+        // A hub's incoming counts take a scan of every link: once per commit is enough.
+        let cached_counts = cache.incoming_counts(sequence, id).filter(|_| html);
+        let count_incoming = html && cached_counts.is_none();
+        let mut described = describe(
+            &reader,
+            id,
+            request.page,
+            settings.page_size,
+            count_incoming,
+            deadline,
+        )?;
+        if let Some(counts) = cached_counts {
+            described.incoming_counts = counts.to_vec();
+        } else if count_incoming {
+            let counts = Arc::new(described.incoming_counts.clone());
+            cache.set_incoming_counts(sequence, id, counts);
+        }
+        let has_next = described.has_next;
+        let body = match request.representation {
+            Representation::Html => {
+                let data = page_data(
+                    &reader,
+                    (id, iri.clone()),
+                    described,
+                    &settings.labels.properties,
+                    &cache,
+                )?;
+                let title = data
+                    .labels
+                    .get(&iri)
+                    .and_then(|l| l.best(&request.chain))
+                    .map_or_else(|| iri.as_str().to_owned(), |l| l.value().to_owned());
+                let layout =
+                    Layout::new(settings.site_name.clone(), request.chain.primary(), title)
+                        .with_alternates(headers.alternates.clone());
+                let pagination = Pagination {
+                    page: request.page,
+                    previous: headers.previous.clone(),
+                    next: has_next.then(|| headers.next.clone()),
+                };
+                EntityPage::build(&data, layout, &request.linker, &request.chain, pagination)
+                    .to_html()
+                    .map_err(|e| ApiError::Internal(e.to_string()))?
+                    .into_bytes()
+            }
+            Representation::Rdf(format) => serialize(&described, format)?,
+        };
+        Ok((Answer::Body(body, has_next), headers))
+    });
+    let (answer, headers) = tokio::time::timeout(budget + Duration::from_secs(1), work)
+        .await
+        .map_err(|_| ApiError::Timeout(budget))?
+        .map_err(|e| ApiError::Internal(format!("page task failed: {e}")))??;
+    Ok(headers.into_response(answer))
+}
+
+fn serialize(described: &DescribedPage, format: oxrdfio::RdfFormat) -> Result<Vec<u8>, ApiError> {
+    let mut serializer = RdfSerializer::from_format(format).for_writer(Vec::new());
+    let datasets = format.supports_datasets();
+    for quad in described.quads() {
+        if datasets {
+            serializer.serialize_quad(quad).map_err(io_error)?;
+        } else {
+            let mut quad = quad.clone();
+            quad.graph_name = GraphName::DefaultGraph;
+            serializer.serialize_quad(&quad).map_err(io_error)?;
+        }
+    }
+    serializer.finish().map_err(io_error)
+}
+
+/// An entity tag per commit, representation, page, and (for HTML) languages and base IRI.
+fn etag(request: &DocumentRequest, sequence: u64) -> String {
+    let mut hasher = DefaultHasher::new();
+    request.linker.base_iri().hash(&mut hasher);
+    if request.representation == Representation::Html {
+        request.chain.languages().hash(&mut hasher);
+    }
+    format!(
+        "\"{sequence}-{}-{}-{:016x}\"",
+        request.representation.suffix(),
+        request.page,
+        hasher.finish()
+    )
+}
+
+/// Whether the client's copy is current: `If-None-Match` decides when sent, else
+/// `If-Modified-Since` (to the second).
+fn is_fresh(request: &DocumentRequest, headers: &Headers, last_commit_ms: u64) -> bool {
+    if let Some(tags) = &request.if_none_match {
+        return tags
+            .split(',')
+            .map(|t| t.trim().trim_start_matches("W/"))
+            .any(|t| t == "*" || t == headers.etag);
+    }
+    let Some(since) = request
+        .if_modified_since
+        .as_deref()
+        .and_then(|s| httpdate::parse_http_date(s).ok())
+    else {
+        return false;
+    };
+    last_commit_ms > 0 && UNIX_EPOCH + Duration::from_secs(last_commit_ms / 1000) <= since
+}
+
+/// The headers of a document response.
+struct Headers {
+    etag: String,
+    last_modified: Option<String>,
+    content_type: &'static str,
+    alternates: Vec<Alternate>,
+    previous: Option<String>,
+    next: String,
+    content_location: Option<String>,
+    html: bool,
+}
+
+impl Headers {
+    fn new(
+        request: &DocumentRequest,
+        iri: &NamedNode,
+        etag: String,
+        last_modified: Option<String>,
+    ) -> Self {
+        let paged = |link: String, page: u64| super::with_page(&link, page);
+        let link_for = |representation: Representation, page: u64| match representation {
+            Representation::Html => paged(request.linker.page(iri.as_str()), page),
+            Representation::Rdf(_) => paged(
+                request.linker.data(iri.as_str(), representation.suffix()),
+                page,
+            ),
+        };
+        let alternates = REPRESENTATIONS
+            .iter()
+            .map(|(representation, _, name)| Alternate {
+                media_type: representation.media_type().to_owned(),
+                name: (*name).to_owned(),
+                href: link_for(*representation, request.page),
+            })
+            .collect();
+        Self {
+            etag,
+            last_modified,
+            content_type: request.representation.content_type(),
+            alternates,
+            previous: (request.page > 1)
+                .then(|| link_for(request.representation, request.page - 1)),
+            next: link_for(request.representation, request.page + 1),
+            content_location: request.content_location.clone(),
+            html: request.representation == Representation::Html,
+        }
+    }
+
+    fn into_response(self, answer: Answer) -> Response {
+        let (mut response, has_next) = match answer {
+            Answer::NotModified => (StatusCode::NOT_MODIFIED.into_response(), false),
+            Answer::Body(body, has_next) => {
+                let mut response = Body::from(body).into_response();
+                response.headers_mut().insert(
+                    header::CONTENT_TYPE,
+                    HeaderValue::from_static(self.content_type),
+                );
+                (response, has_next)
+            }
+        };
+        let headers = response.headers_mut();
+        let mut set = |name: header::HeaderName, value: &str| {
+            if let Ok(value) = HeaderValue::try_from(value) {
+                headers.append(name, value);
+            }
+        };
+        set(header::ETAG, &self.etag);
+        if let Some(date) = &self.last_modified {
+            set(header::LAST_MODIFIED, date);
+        }
+        if let Some(location) = &self.content_location {
+            set(header::CONTENT_LOCATION, location);
+        }
+        if self.html {
+            set(header::VARY, "accept-language");
+        }
+        let mut links: Vec<String> = self
+            .alternates
+            .iter()
+            .map(|a| format!("<{}>; rel=\"alternate\"; type=\"{}\"", a.href, a.media_type))
+            .collect();
+        if has_next {
+            links.push(format!("<{}>; rel=\"next\"", self.next));
+        }
+        if let Some(previous) = &self.previous {
+            links.push(format!("<{previous}>; rel=\"prev\""));
+        }
+        set(header::LINK, &links.join(", "));
+        response
+    }
+}

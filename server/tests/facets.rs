@@ -1,0 +1,19 @@
+//! Facet API integration tests: a real server over the first 30,000 triples of BSBM 1k
+//! (product types, features, producers and 150 products).
+//!
+//! - `agreement`: random facet trees; every complete count equals the equivalent SPARQL's
+//!   `COUNT(DISTINCT …)` run through our own `/sparql`, entity lists agree as sets.
+//! - `fct`: requests written after Virtuoso's Facets Web Service documentation.
+//! - `api`: the JSON/XML syntaxes, `GET` URLs and the 400s.
+
+#[path = "facets/agreement.rs"]
+mod agreement;
+#[path = "facets/api.rs"]
+mod api;
+#[allow(dead_code)]
+#[path = "http/common.rs"]
+mod common;
+#[path = "facets/data.rs"]
+mod data;
+#[path = "facets/fct.rs"]
+mod fct;

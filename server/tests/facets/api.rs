@@ -1,0 +1,144 @@
+//! `/api/facets`: the JSON contract, XML answers, `GET` URLs, the 400s and the time budget.
+
+use crate::common::{client, content_type};
+use crate::data::{facets, fixture, vocab, RDF_TYPE};
+use serde_json::{json, Value};
+
+#[test]
+fn issue_shape_classes_view() {
+    let f = fixture();
+    let answer = facets(
+        &f.server,
+        &json!({"property": [{"iri": vocab("productFeature"), "node": {"value": [{"op": "eq", "iri": f.features[0]}]}}],
+                "view": {"type": "classes", "limit": 3}}),
+    );
+    assert_eq!(answer["view"], "classes");
+    assert_eq!(answer["complete"], true);
+    assert!(answer["time_ms"].is_u64() && answer["total"].as_u64() > Some(0));
+    assert!(answer["sparql"]
+        .as_str()
+        .is_some_and(|s| s.starts_with("SELECT")));
+    let rows = answer["rows"].as_array().expect("rows");
+    assert!(!rows.is_empty() && rows.len() <= 3);
+    let row = &rows[0];
+    assert_eq!(row["value"]["type"], "uri");
+    assert!(row["label"].is_string() && row["count"].is_u64());
+    assert_eq!(row["exact"], true);
+    // Counts come most first.
+    let counts: Vec<u64> = rows.iter().filter_map(|r| r["count"].as_u64()).collect();
+    assert!(counts.windows(2).all(|w| w[0] >= w[1]));
+}
+
+#[test]
+fn labels_come_from_rdfs_label() {
+    let f = fixture();
+    let answer = facets(
+        &f.server,
+        &json!({"class": [{"iri": f.product_types[0]}], "view": {"type": "entities", "limit": 1}}),
+    );
+    let row = &answer["rows"][0];
+    let iri = row["value"]["value"].as_str().expect("iri");
+    let label = f.server.select(
+        &format!("SELECT ?l WHERE {{ <{iri}> <http://www.w3.org/2000/01/rdf-schema#label> ?l }}"),
+        "l",
+    );
+    assert_eq!(row["label"].as_str(), label.first().map(String::as_str));
+}
+
+#[test]
+fn get_urls_carry_the_whole_query() {
+    let f = fixture();
+    let query =
+        json!({"class": [{"iri": f.product_types[1]}], "view": {"type": "properties", "limit": 5}});
+    let posted = facets(&f.server, &query);
+    let via_q: Value = client()
+        .get(f.server.url("/api/facets"))
+        .query(&[("q", query.to_string())])
+        .send()
+        .expect("request")
+        .json()
+        .expect("json");
+    assert_eq!(via_q["rows"], posted["rows"]);
+    let flat: Value = client()
+        .get(f.server.url("/api/facets"))
+        .query(&[
+            ("class", f.product_types[1].as_str()),
+            ("view", "properties"),
+            ("limit", "5"),
+        ])
+        .send()
+        .expect("request")
+        .json()
+        .expect("json");
+    assert_eq!(flat["rows"], posted["rows"]);
+}
+
+#[test]
+fn xml_by_accept_or_format() {
+    let f = fixture();
+    let body = json!({"class": [{"iri": f.product_types[0]}], "view": {"type": "values", "property": RDF_TYPE}});
+    for (accept, url) in [
+        ("application/xml", "/api/facets"),
+        ("*/*", "/api/facets?format=xml"),
+    ] {
+        let response = client()
+            .post(f.server.url(url))
+            .header("Accept", accept)
+            .json(&body)
+            .send()
+            .expect("request");
+        assert_eq!(response.status(), 200);
+        assert_eq!(content_type(&response), "application/xml");
+        let text = response.text().expect("text");
+        assert!(
+            text.contains(r#"<facets view="values" complete="true""#),
+            "{text}"
+        );
+        assert!(
+            text.contains("<sparql>") && text.contains(r#"exact="true""#),
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn bad_input_is_400_naming_the_problem() {
+    let f = fixture();
+    let cases = [
+        (r#"{"view": {"type": "pie"}}"#, "pie"),
+        (r#"{"view": {"type": "entities""#, "malformed"),
+        (
+            r#"{"class": [{"iri": "no iri"}], "view": {"type": "classes"}}"#,
+            "no iri",
+        ),
+        (r#"{"class": []}"#, "view"),
+        (r#"{"view": {"type": "values"}}"#, "property"),
+    ];
+    for (body, needle) in cases {
+        let response = client()
+            .post(f.server.url("/api/facets"))
+            .header("Content-Type", "application/json")
+            .body(body)
+            .send()
+            .expect("request");
+        assert_eq!(response.status(), 400, "{body}");
+        let error: Value = response.json().expect("json");
+        let message = error["message"].as_str().unwrap_or("");
+        assert!(message.contains(needle), "{body}: {message}");
+    }
+}
+
+#[test]
+fn an_exhausted_budget_is_reported_not_hidden() {
+    let f = fixture();
+    // A text scan over the whole store and every subject's properties cannot finish in 1 ms.
+    let answer = facets(
+        &f.server,
+        &json!({"text": "e", "timeout_ms": 1, "view": {"type": "properties", "limit": 5}}),
+    );
+    assert_eq!(answer["complete"], false);
+    assert_eq!(answer["total_exact"], false);
+    for row in answer["rows"].as_array().expect("rows") {
+        assert_eq!(row["exact"], false);
+    }
+}

@@ -1,0 +1,250 @@
+//! Running it for real, with the `lodestone` binary: the memory budget, SIGTERM with a write
+//! in flight, backup and restore, and a short crash test (SIGKILL during writes).
+
+use reqwest::blocking::Client;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+const LODESTONE: &str = env!("CARGO_BIN_EXE_lodestone");
+
+struct Server {
+    child: Child,
+    base: String,
+}
+
+impl Server {
+    fn start(data: &Path, args: &[&str]) -> Self {
+        let mut child = Command::new(LODESTONE)
+            .arg("serve")
+            .arg("--data")
+            .arg(data)
+            .args(["--bind", "127.0.0.1:0"])
+            .args(args)
+            .env_remove("RUST_LOG")
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start lodestone");
+        let stderr = child.stderr.take().expect("stderr");
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if let Some(at) = line.find("listening on http://") {
+                    let _ = tx.send(line[at + "listening on ".len()..].trim().to_owned());
+                }
+            }
+        });
+        let base = rx
+            .recv_timeout(Duration::from_secs(120))
+            .expect("the server starts");
+        Self { child, base }
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    fn proc_kib(&self, field: &str) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+            .expect("proc status");
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(field))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .expect("field")
+    }
+
+    fn sigterm(&self) {
+        let status = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .expect("kill");
+        assert!(status.success());
+    }
+
+    fn wait_exit(mut self, within: Duration) -> bool {
+        let start = Instant::now();
+        while start.elapsed() < within {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                return status.success();
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        false
+    }
+
+    fn in_flight(&self) -> u64 {
+        client()
+            .get(self.url("/status"))
+            .send()
+            .and_then(|r| r.json::<serde_json::Value>())
+            .map_or(0, |s| s["queries_in_flight"].as_u64().unwrap_or(0))
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn client() -> Client {
+    Client::builder()
+        .timeout(Duration::from_secs(120))
+        .build()
+        .expect("client")
+}
+
+fn count(server: &Server, query: &str) -> u64 {
+    let json: serde_json::Value = client()
+        .get(server.url("/sparql"))
+        .query(&[("query", query)])
+        .header("Accept", "application/sparql-results+json")
+        .send()
+        .expect("query")
+        .json()
+        .expect("json");
+    json["results"]["bindings"][0]["n"]["value"]
+        .as_str()
+        .and_then(|n| n.parse().ok())
+        .expect("a count")
+}
+
+/// With `--memory-budget 64` the server loads and serves the sample dataset in under 100 MB
+/// resident, peak included.
+#[test]
+fn memory_budget_64_serves_the_sample_in_under_100_mb() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Server::start(&dir.path().join("data"), &["--memory-budget", "64"]);
+    let mix = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../bench/load-mix.txt"
+    ))
+    .expect("bench/load-mix.txt");
+    let paths: Vec<&str> = mix
+        .lines()
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .collect();
+    let http = client();
+    for _ in 0..20 {
+        for path in &paths {
+            let response = http.get(server.url(path)).send().expect("request");
+            assert!(response.status().is_success(), "{path}");
+            let _ = response.bytes();
+        }
+    }
+    let everything = http
+        .get(server.url("/sparql"))
+        .query(&[("query", "SELECT * WHERE { ?s ?p ?o }")])
+        .header("Accept", "text/tab-separated-values")
+        .send()
+        .expect("query");
+    assert!(everything.bytes().expect("body").len() > 1_000_000);
+    let peak = server.proc_kib("VmHWM:");
+    let now = server.proc_kib("VmRSS:");
+    eprintln!("--memory-budget 64: resident {now} KiB, peak {peak} KiB");
+    assert!(peak < 100 * 1024, "peak resident memory {peak} KiB");
+}
+
+/// SIGTERM while a Graph Store upload runs: the upload is answered 201, the process exits
+/// cleanly, and the graph is there after a restart.
+#[test]
+fn sigterm_lets_the_write_in_flight_finish_and_flushes() {
+    let dir = tempfile::tempdir().expect("dir");
+    let data = dir.path().join("data");
+    let server = Server::start(&data, &["--no-sample", "--open-updates"]);
+    let body: String = (0..50_000)
+        .map(|i| format!("<http://e/s{i}> <http://e/p> \"value {i}\" .\n"))
+        .collect();
+    let url = server.url("/store?graph=http%3A%2F%2Fe%2Fg");
+    let upload = std::thread::spawn(move || {
+        client()
+            .put(url)
+            .header("Content-Type", "application/n-triples")
+            .body(body)
+            .send()
+            .map(|r| r.status().as_u16())
+    });
+    let start = Instant::now();
+    while server.in_flight() == 0 {
+        assert!(start.elapsed() < Duration::from_secs(30), "the upload runs");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    server.sigterm();
+    let status = upload.join().expect("upload thread");
+    assert_eq!(status.ok(), Some(201), "the write in flight was answered");
+    assert!(server.wait_exit(Duration::from_secs(60)), "clean exit");
+
+    let again = Server::start(&data, &["--no-sample"]);
+    let n = count(
+        &again,
+        "SELECT (COUNT(*) AS ?n) WHERE { GRAPH <http://e/g> { ?s ?p ?o } }",
+    );
+    assert_eq!(n, 50_000);
+}
+
+fn lodestone(args: &[&str]) -> std::process::Output {
+    Command::new(LODESTONE)
+        .args(args)
+        .output()
+        .expect("run lodestone")
+}
+
+#[test]
+fn backup_then_restore_gives_the_same_store() {
+    let dir = tempfile::tempdir().expect("dir");
+    let path = |name: &str| dir.path().join(name).to_string_lossy().into_owned();
+    std::fs::write(
+        path("in.nq"),
+        "<http://e/a> <http://e/p> \"1\" <http://e/g> .\n<http://e/b> <http://e/p> _:x .\n",
+    )
+    .expect("write");
+    assert!(
+        lodestone(&["load", "--data", &path("data"), &path("in.nq")])
+            .status
+            .success()
+    );
+    assert!(
+        lodestone(&["backup", "--data", &path("data"), &path("backup")])
+            .status
+            .success()
+    );
+
+    let restored = lodestone(&["restore", "--data", &path("restored"), &path("backup")]);
+    assert!(restored.status.success(), "{restored:?}");
+    assert!(String::from_utf8_lossy(&restored.stdout).contains("restored 2 quads"));
+    let dump = lodestone(&["dump", "--data", &path("restored")]);
+    let text = String::from_utf8_lossy(&dump.stdout);
+    assert_eq!(text.lines().count(), 2, "{text}");
+    assert!(text.contains("<http://e/a> <http://e/p> \"1\" <http://e/g> ."));
+
+    // Never over an existing store, never from something that is not a backup.
+    let over = lodestone(&["restore", "--data", &path("data"), &path("backup")]);
+    assert!(!over.status.success());
+    assert!(String::from_utf8_lossy(&over.stderr).contains("not empty"));
+    std::fs::create_dir(path("junk")).expect("dir");
+    std::fs::write(dir.path().join("junk/CURRENT"), "x").expect("write");
+    let junk = lodestone(&["restore", "--data", &path("other"), &path("junk")]);
+    assert!(!junk.status.success());
+    assert!(!dir.path().join("other").exists());
+}
+
+/// A short run of the crash benchmark: kill -9 during graph replacements, restart, check.
+#[test]
+fn crash_cycles_keep_every_graph_whole() {
+    let output = Command::new(env!("CARGO_BIN_EXE_lodestone-bench"))
+        .args(["crash", "--cycles", "4", "--graphs", "12"])
+        .output()
+        .expect("run lodestone-bench");
+    let report = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{report}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(report.contains("violations:               0"), "{report}");
+}

@@ -1,0 +1,14 @@
+//! Entity pages and documents over a real server: content negotiation, every RDF format,
+//! non-ASCII IRIs, blank nodes, paging, escaping, caching, and the RDFa checked by pyRdfa.
+
+#[allow(dead_code)]
+#[path = "http/common.rs"]
+mod common;
+#[path = "pages/conneg.rs"]
+mod conneg;
+#[path = "pages/documents.rs"]
+mod documents;
+#[path = "pages/rdfa.rs"]
+mod rdfa;
+#[path = "pages/support.rs"]
+mod support;

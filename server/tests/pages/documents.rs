@@ -1,0 +1,243 @@
+//! What the documents hold: every format, graphs, blank nodes, non-ASCII IRIs, paging,
+//! escaping and revalidation.
+
+use crate::common::{header, parse_rdf, TestServer};
+use crate::support::{client, get, server, ALICE_STATEMENTS, BASE};
+use lodestone_server::config::ServerSettings;
+use lodestone_store::load::RdfFormat;
+use oxrdfio::JsonLdProfileSet;
+
+const FORMATS: [(&str, RdfFormat); 6] = [
+    ("ttl", RdfFormat::Turtle),
+    ("nt", RdfFormat::NTriples),
+    ("rdf", RdfFormat::RdfXml),
+    (
+        "jsonld",
+        RdfFormat::JsonLd {
+            profile: JsonLdProfileSet::empty(),
+        },
+    ),
+    ("nq", RdfFormat::NQuads),
+    ("n3", RdfFormat::N3),
+];
+
+/// Sorted triples with blank node labels replaced by `_`, so documents whose blank nodes
+/// were relabelled compare equal.
+fn shape(mut triples: Vec<String>) -> Vec<String> {
+    for triple in &mut triples {
+        *triple = triple
+            .split(' ')
+            .map(|t| if t.starts_with("_:") { "_" } else { t })
+            .collect::<Vec<_>>()
+            .join(" ");
+    }
+    triples.sort();
+    triples
+}
+
+#[test]
+fn every_format_parses_back_to_the_same_triples() {
+    let server = server();
+    let reference = parse_rdf(
+        &get(&server, "/data/alice.nt", "").bytes().expect("body"),
+        RdfFormat::NTriples,
+    );
+    assert_eq!(reference.len(), ALICE_STATEMENTS, "{reference:#?}");
+    for expected in [
+        "<http://example.org/resource/alice> <http://www.w3.org/2000/01/rdf-schema#label> \"Alicia\"@es .",
+        "<http://example.org/resource/alice> <http://example.org/vocab/nick> \"Al\" .",
+        "<http://example.org/resource/bob> <http://example.org/vocab/knows> <http://example.org/resource/alice> .",
+        "<http://other.org/x> <http://example.org/vocab/knows> <http://example.org/resource/alice> .",
+        "<http://example.org/resource/Zürich> <http://example.org/vocab/near> <http://example.org/resource/alice> .",
+    ] {
+        assert!(reference.iter().any(|t| t == expected), "missing {expected}");
+    }
+    for (suffix, format) in FORMATS {
+        let body = get(&server, &format!("/data/alice.{suffix}"), "")
+            .bytes()
+            .expect("body");
+        let triples = parse_rdf(&body, format);
+        assert_eq!(shape(triples), shape(reference.clone()), "{suffix}");
+    }
+    // N-Quads keeps the graph of each statement.
+    let nquads = get(&server, "/data/alice.nq", "").text().expect("body");
+    assert!(nquads.contains("<http://example.org/resource/alice> <http://example.org/vocab/nick> \"Al\" <http://example.org/g1> ."), "{nquads}");
+}
+
+#[test]
+fn blank_nodes_are_followed_to_any_depth() {
+    let mut trig = String::from("<http://example.org/resource/deep> <http://example.org/p> ");
+    let depth = 40;
+    for i in 0..depth {
+        trig.push_str(&format!(
+            "[ <http://example.org/v> {i} ; <http://example.org/p> "
+        ));
+    }
+    trig.push_str("\"bottom\"");
+    trig.push_str(&" ]".repeat(depth));
+    trig.push_str(" ; <http://example.org/list> ( 1 2 3 ( 4 5 ) ) .\n");
+    let server = TestServer::with_data(ServerSettings::default().with_base_iri(BASE), &trig);
+    let body = get(&server, "/data/deep.nt", "").bytes().expect("body");
+    let triples = parse_rdf(&body, RdfFormat::NTriples);
+    // 1 + 2 per level + the list: 1 link + 4 cells × 2 + nested list 2 cells × 2.
+    assert_eq!(triples.len(), 1 + 2 * depth + 1 + 8 + 4, "{triples:#?}");
+    assert!(triples.iter().any(|t| t.ends_with("\"bottom\" .")));
+    let html = get(&server, "/page/deep", "").text().expect("html");
+    assert!(html.contains("bottom"));
+    assert_eq!(html.matches("<section class=\"blank\"").count(), depth + 6);
+}
+
+#[test]
+fn non_ascii_iris_round_trip() {
+    let server = server();
+    let response = get(&server, "/resource/Z%C3%BCrich", "text/html");
+    assert_eq!(response.status(), 303);
+    assert_eq!(header(&response, "location"), "/page/Z%C3%BCrich");
+    let html = get(&server, "/page/Z%C3%BCrich", "").text().expect("html");
+    assert!(
+        html.contains("about=\"http://example.org/resource/Zürich\""),
+        "{html}"
+    );
+    assert!(html.contains("<h1>Zürich</h1>"));
+    let alice = get(&server, "/page/alice", "").text().expect("html");
+    assert!(
+        alice.contains("href=\"/page/Z%C3%BCrich\""),
+        "link to the non-ASCII page"
+    );
+    let response = get(&server, "/resource/Z%C3%BCrich", "application/n-triples");
+    assert_eq!(header(&response, "location"), "/data/Z%C3%BCrich.nt");
+    let body = get(&server, "/data/Z%C3%BCrich.nt", "").text().expect("nt");
+    assert!(
+        body.contains("<http://example.org/resource/Zürich>"),
+        "{body}"
+    );
+    let described = get(
+        &server,
+        "/describe?uri=http%3A%2F%2Fexample.org%2Fresource%2FZ%C3%BCrich&format=nt",
+        "",
+    );
+    assert_eq!(described.text().expect("nt"), body);
+}
+
+#[test]
+fn data_from_the_store_is_escaped() {
+    let server = server();
+    for path in ["/page/xss", "/page/alice", "/page/xss?lang=%3Cscript%3E"] {
+        let html = get(&server, path, "").text().expect("html");
+        assert!(!html.contains("<script"), "{path}: {html}");
+        assert!(!html.contains("<img src=x"), "{path}");
+        assert!(!html.contains("</textarea>"), "{path}");
+    }
+    let html = get(&server, "/page/xss", "").text().expect("html");
+    assert!(
+        html.contains("<h1>&#60;script&#62;alert(1)&#60;/script&#62;</h1>"),
+        "{html}"
+    );
+    assert!(
+        html.contains("content=\"a &#34;quoted&#34; &#38; &#39;apos&#39; &#60;/textarea&#62;"),
+        "{html}"
+    );
+}
+
+#[test]
+fn pages_show_labels_languages_and_counts() {
+    let server = server();
+    let html = get(&server, "/page/alice", "").text().expect("html");
+    assert!(html.contains("<h1>Alice</h1>"));
+    assert!(html.contains("<html lang=\"en\">"));
+    let spanish = client()
+        .get(server.url("/page/alice"))
+        .header("Accept-Language", "es-MX, en;q=0.5")
+        .send()
+        .expect("page")
+        .text()
+        .expect("html");
+    assert!(spanish.contains("<h1>Alicia</h1>"));
+    let html = get(&server, "/page/alice?lang=es", "")
+        .text()
+        .expect("html");
+    assert!(html.contains("<h1>Alicia</h1>"));
+    // Incoming links: `knows` from bob, carol, other.org and xss.
+    assert!(html.contains("<small class=\"count\">4</small>"), "{html}");
+    assert!(
+        html.contains("http://example.org/g1"),
+        "the graph of a statement is shown"
+    );
+    assert!(html.contains("href=\"/describe?uri=http%3A%2F%2Fother.org%2Fx\""));
+}
+
+#[test]
+fn revalidation_uses_the_commit_sequence() {
+    let server = TestServer::with_data(
+        ServerSettings::default()
+            .with_base_iri(BASE)
+            .with_open_updates(),
+        crate::support::DATA,
+    );
+    let first = get(&server, "/data/alice.ttl", "");
+    let etag = header(&first, "etag");
+    assert!(etag.starts_with('"'), "{etag}");
+    assert!(!header(&first, "last-modified").is_empty());
+    let again = client()
+        .get(server.url("/data/alice.ttl"))
+        .header("If-None-Match", &etag)
+        .send()
+        .expect("request");
+    assert_eq!(again.status(), 304);
+    assert_eq!(header(&again, "etag"), etag);
+    let html_tag = header(&get(&server, "/page/alice", ""), "etag");
+    assert_ne!(html_tag, etag, "each representation has its own tag");
+    let update = client()
+        .post(server.url("/sparql"))
+        .form(&[("update", "INSERT DATA { <http://example.org/resource/alice> <http://example.org/vocab/nick> \"Ally\" }")])
+        .send()
+        .expect("update");
+    assert!(update.status().is_success());
+    let after = client()
+        .get(server.url("/data/alice.ttl"))
+        .header("If-None-Match", &etag)
+        .send()
+        .expect("request");
+    assert_eq!(after.status(), 200);
+    assert_ne!(header(&after, "etag"), etag);
+    assert!(after.text().expect("body").contains("Ally"));
+}
+
+#[test]
+fn fifty_thousand_incoming_links_are_paged_never_cut() {
+    let links = 50_000;
+    let server = TestServer::with_store(ServerSettings::default().with_base_iri(BASE), |store| {
+        let mut trig = String::from("<http://example.org/resource/hub> <http://www.w3.org/2000/01/rdf-schema#label> \"Hub\" .\n");
+        for i in 0..links {
+            trig.push_str(&format!("<http://example.org/resource/s{i}> <http://example.org/links> <http://example.org/resource/hub> .\n"));
+        }
+        crate::common::load(store, &trig);
+    });
+    let mut seen = std::collections::BTreeSet::new();
+    let mut next = Some("/data/hub.nt".to_owned());
+    let mut pages = 0;
+    while let Some(path) = next.take() {
+        let response = get(&server, &path, "");
+        assert_eq!(response.status(), 200, "{path}");
+        let link = header(&response, "link");
+        next = link
+            .split(", ")
+            .find(|l| l.ends_with("rel=\"next\""))
+            .and_then(|l| l.strip_prefix('<'))
+            .and_then(|l| l.split_once('>'))
+            .map(|(href, _)| href.to_owned());
+        let body = response.text().expect("body");
+        for line in body.lines() {
+            assert!(seen.insert(line.to_owned()), "{line} on two pages");
+        }
+        pages += 1;
+    }
+    assert_eq!(seen.len(), links + 1);
+    assert_eq!(pages, (links + 1).div_ceil(2_000));
+    let html = get(&server, "/page/hub", "").text().expect("html");
+    assert!(html.contains(&format!("<small class=\"count\">{links}</small>")));
+    assert!(html.contains("rel=\"next\" href=\"/page/hub?page=2\""));
+    let last = get(&server, &format!("/page/hub?page={pages}"), "");
+    assert_eq!(last.status(), 200);
+    assert!(!header(&last, "link").contains("rel=\"next\""));
+}

@@ -1,0 +1,256 @@
+//! How one RDF term is shown, and what RDFa attributes state it.
+//!
+//! A statement on a page is one element carrying `about` (the subject), `property` (the
+//! predicate) and either `resource` (an IRI or a blank node as `[_:id]`) or `content` with
+//! `datatype` / `lang` (a literal). `lang=""` on untagged strings stops the page's own `lang`
+//! from leaking into them; `xsd:string` literals carry no `datatype`, as RDF 1.1 makes them
+//! the same as simple literals. Every value goes through askama's escaping.
+
+use crate::labels::{Labels, LanguageChain};
+use crate::links::Linker;
+use oxrdf::vocab::{rdf, xsd};
+use oxrdf::{BlankNodeRef, NamedNode, NamedNodeRef, NamedOrBlankNodeRef, TermRef};
+use std::collections::{HashMap, HashSet};
+
+/// Prefixes used to shorten IRIs shown as text (datatypes, properties without a label).
+const PREFIXES: [(&str, &str); 12] = [
+    ("xsd:", "http://www.w3.org/2001/XMLSchema#"),
+    ("rdf:", "http://www.w3.org/1999/02/22-rdf-syntax-ns#"),
+    ("rdfs:", "http://www.w3.org/2000/01/rdf-schema#"),
+    ("owl:", "http://www.w3.org/2002/07/owl#"),
+    ("skos:", "http://www.w3.org/2004/02/skos/core#"),
+    ("foaf:", "http://xmlns.com/foaf/0.1/"),
+    ("dcterms:", "http://purl.org/dc/terms/"),
+    ("dc:", "http://purl.org/dc/elements/1.1/"),
+    ("schema:", "http://schema.org/"),
+    ("geo:", "http://www.w3.org/2003/01/geo/wgs84_pos#"),
+    ("dbo:", "http://dbpedia.org/ontology/"),
+    ("prov:", "http://www.w3.org/ns/prov#"),
+];
+
+/// One value on a page with its RDFa statement.
+#[derive(Debug, Clone)]
+pub struct ValueView {
+    /// RDFa `about`: the statement's subject.
+    pub about: String,
+    /// RDFa `property`: the predicate IRI.
+    pub property: String,
+    /// RDFa `resource` when the object is an IRI or a blank node.
+    pub resource: Option<String>,
+    /// RDFa `content` when the object is a literal (its lexical form).
+    pub content: Option<String>,
+    /// RDFa `datatype` of a typed literal.
+    pub datatype: Option<String>,
+    /// `lang` of a literal: its tag, or empty for an untagged one.
+    pub lang: Option<String>,
+    /// Where the value links to, if anywhere.
+    pub href: Option<String>,
+    /// Text shown.
+    pub text: String,
+    /// Shown on hover (the full IRI of a resource).
+    pub title: String,
+    /// Small note after the value: language tag or datatype.
+    pub note: String,
+    /// The graph the statement is in, as shown (empty for the default graph).
+    pub graph: String,
+}
+
+/// What turning terms into text needs: labels, links and the reader's languages.
+pub struct Render<'a> {
+    /// Labels of the IRIs on the page.
+    pub labels: &'a HashMap<NamedNode, Labels>,
+    /// IRIs the store describes.
+    pub described: &'a HashSet<NamedNode>,
+    /// Link builder.
+    pub linker: &'a Linker,
+    /// The reader's languages.
+    pub chain: &'a LanguageChain,
+}
+
+impl Render<'_> {
+    /// The text shown for an IRI: its best label, else a short form.
+    pub fn iri_text(&self, iri: NamedNodeRef<'_>) -> String {
+        self.labels
+            .get(&iri.into_owned())
+            .and_then(|labels| labels.best(self.chain))
+            .map_or_else(|| short_iri(iri.as_str()), |l| l.value().to_owned())
+    }
+
+    /// Where a link to an IRI goes.
+    pub fn iri_href(&self, iri: NamedNodeRef<'_>) -> String {
+        self.linker
+            .href(iri.as_str(), self.described.contains(&iri.into_owned()))
+    }
+
+    /// The RDFa and display of `subject predicate object` in `graph` (empty: default graph).
+    pub fn value(
+        &self,
+        subject: NamedOrBlankNodeRef<'_>,
+        predicate: NamedNodeRef<'_>,
+        object: TermRef<'_>,
+        graph: String,
+    ) -> ValueView {
+        let mut view = ValueView {
+            about: rdfa_subject(subject),
+            property: predicate.as_str().to_owned(),
+            resource: None,
+            content: None,
+            datatype: None,
+            lang: None,
+            href: None,
+            text: String::new(),
+            title: String::new(),
+            note: String::new(),
+            graph,
+        };
+        match object {
+            TermRef::NamedNode(iri) => {
+                view.resource = Some(iri.as_str().to_owned());
+                view.href = Some(self.iri_href(iri));
+                view.text = self.iri_text(iri);
+                view.title = iri.as_str().to_owned();
+            }
+            TermRef::BlankNode(node) => {
+                view.resource = Some(rdfa_blank(node));
+                view.href = Some(format!("#{}", blank_anchor(node)));
+                view.text = format!("_:{}", node.as_str());
+            }
+            TermRef::Literal(literal) => {
+                view.content = Some(literal.value().to_owned());
+                view.text = literal.value().to_owned();
+                if let Some(language) = literal.language() {
+                    view.lang = Some(language.to_owned());
+                    view.note = language.to_owned();
+                } else if literal.datatype() == xsd::STRING {
+                    view.lang = Some(String::new());
+                } else {
+                    view.datatype = Some(literal.datatype().as_str().to_owned());
+                    view.note = short_iri(literal.datatype().as_str());
+                }
+            }
+            #[allow(unreachable_patterns)]
+            _ => view.text = object.to_string(),
+        }
+        view
+    }
+}
+
+impl Render<'_> {
+    /// An incoming statement: the same RDFa as [`Render::value`], but what is shown and
+    /// linked is the subject (the resource pointing here), not the page's own entity.
+    pub fn incoming_value(
+        &self,
+        subject: NamedOrBlankNodeRef<'_>,
+        predicate: NamedNodeRef<'_>,
+        object: TermRef<'_>,
+        graph: String,
+    ) -> ValueView {
+        let mut view = self.value(subject, predicate, object, graph);
+        view.note = String::new();
+        match subject {
+            NamedOrBlankNodeRef::NamedNode(iri) => {
+                view.href = Some(self.iri_href(iri));
+                view.text = self.iri_text(iri);
+                view.title = iri.as_str().to_owned();
+            }
+            NamedOrBlankNodeRef::BlankNode(node) => {
+                view.href = None;
+                view.text = format!("_:{}", node.as_str());
+                view.title = String::new();
+            }
+        }
+        view
+    }
+}
+
+/// RDFa form of a subject: the IRI, or a blank node as a safe CURIE `[_:id]`.
+pub fn rdfa_subject(subject: NamedOrBlankNodeRef<'_>) -> String {
+    match subject {
+        NamedOrBlankNodeRef::NamedNode(iri) => iri.as_str().to_owned(),
+        NamedOrBlankNodeRef::BlankNode(node) => rdfa_blank(node),
+    }
+}
+
+fn rdfa_blank(node: BlankNodeRef<'_>) -> String {
+    format!("[_:{}]", node.as_str())
+}
+
+/// The element id of a blank node's block on a page.
+pub fn blank_anchor(node: BlankNodeRef<'_>) -> String {
+    format!("b-{}", node.as_str())
+}
+
+/// `xsd:integer` for a known namespace, else the part after the last `#` or `/`, else the IRI.
+pub fn short_iri(iri: &str) -> String {
+    for (prefix, namespace) in PREFIXES {
+        if let Some(local) = iri.strip_prefix(namespace) {
+            if !local.is_empty() {
+                return format!("{prefix}{local}");
+            }
+        }
+    }
+    let local = iri
+        .rsplit(['#', '/'])
+        .next()
+        .filter(|l| !l.is_empty())
+        .unwrap_or(iri);
+    local.to_owned()
+}
+
+/// Whether a predicate is `rdf:type`.
+pub fn is_type(predicate: NamedNodeRef<'_>) -> bool {
+    predicate == rdf::TYPE
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use oxrdf::Literal;
+
+    #[test]
+    fn literals_state_language_and_datatype() {
+        let labels = HashMap::new();
+        let described = HashSet::new();
+        let linker = Linker::new("http://h/resource/");
+        let chain = LanguageChain::default();
+        let render = Render {
+            labels: &labels,
+            described: &described,
+            linker: &linker,
+            chain: &chain,
+        };
+        let s = NamedNode::new_unchecked("http://h/resource/s");
+        let p = NamedNode::new_unchecked("http://h/p");
+        let plain = Literal::new_simple_literal("<script>");
+        let view = render.value(
+            s.as_ref().into(),
+            p.as_ref(),
+            plain.as_ref().into(),
+            String::new(),
+        );
+        assert_eq!(view.lang.as_deref(), Some(""));
+        assert_eq!(view.datatype, None);
+        assert_eq!(view.content.as_deref(), Some("<script>"));
+        let typed = Literal::new_typed_literal("01", xsd::INTEGER);
+        let view = render.value(
+            s.as_ref().into(),
+            p.as_ref(),
+            typed.as_ref().into(),
+            String::new(),
+        );
+        assert_eq!(view.datatype.as_deref(), Some(xsd::INTEGER.as_str()));
+        assert_eq!(view.note, "xsd:integer");
+        assert_eq!(view.lang, None);
+    }
+
+    #[test]
+    fn short_forms() {
+        assert_eq!(
+            short_iri("http://www.w3.org/2001/XMLSchema#date"),
+            "xsd:date"
+        );
+        assert_eq!(short_iri("http://example.org/a/b"), "b");
+        assert_eq!(short_iri("http://example.org/a#c"), "c");
+        assert_eq!(short_iri("urn:x"), "urn:x");
+    }
+}
