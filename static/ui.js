@@ -9,6 +9,9 @@
 
   function setUpTypeAhead(input, list) {
     const source = input.dataset.autocomplete || "/api/autocomplete";
+    // The combobox pattern (ARIA 1.2): only meaningful once this script drives the list.
+    input.setAttribute("role", "combobox");
+    input.setAttribute("aria-expanded", "false");
     let timer = null;
     let controller = null;
     let active = -1;

@@ -5,8 +5,8 @@
 
 use crate::config::ServerSettings;
 use crate::error::ApiError;
-use lodestone_indexer::TextIndex;
 use crate::facets::FacetEngine;
+use lodestone_indexer::TextIndex;
 use lodestone_store::{Store, StoreCounts, StoreError};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -134,6 +134,15 @@ await flow("type-ahead", async (page) => {
   await Promise.all([page.waitForURL((url) => url.pathname === "/describe"), page.keyboard.press("Enter")]);
   step = "type-ahead: entity page";
   await check(page, "entity-from-type-ahead");
+  const iri = new URL(page.url()).searchParams.get("uri");
+  expect(href.endsWith(encodeURIComponent(iri).replace(/%20/g, "+")) || page.url().includes("uri="), "the entity page is the suggestion's");
+  step = "entity: switch format";
+  const turtle = page.locator('a[type="text/turtle"]').first();
+  const turtleHref = await turtle.getAttribute("href");
+  const document = await page.request.get(new URL(turtleHref, page.url()).href);
+  expect(document.status() === 200, `Turtle document answers 200: ${document.status()}`);
+  expect((document.headers()["content-type"] || "").startsWith("text/turtle"), "the Turtle link gives Turtle");
+  expect((await document.text()).includes(iri), "the Turtle document is about the entity");
 });
 
 await flow("status", async (page) => {
@@ -147,8 +156,9 @@ await flow("sparql", async (page) => {
   await page.goto(base + "/sparql");
   await check(page, "sparql-editor");
   const text = await page.inputValue("#sparql-query");
-  expect(text.includes("PREFIX dbo: <http://dbpedia.org/ontology/>"), "the dataset's prefixes are declared");
-  await Promise.all([page.waitForURL(/query=/), page.click("button[type=submit]")]);
+  expect(text.includes("PREFIX rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#>"), "common prefixes are declared");
+  expect(text.includes("PREFIX tutorial: <http://stardog.com/tutorial/>"), "the dataset's own namespace is declared");
+  await Promise.all([page.waitForURL(/query=/), page.click(".ui-sparql button[type=submit]")]);
   await check(page, "sparql-classes");
   expect((await page.$$(".ui-results tbody tr")).length > 0, "the default query has rows");
   await Promise.all([page.waitForURL(/query=/), page.click(".ui-examples a >> text=/Ten instances/")]);
@@ -180,8 +190,56 @@ await flow("sparql-error", async (page) => {
 await flow("sparql-without-javascript", async (page) => {
   await page.goto(base + "/sparql");
   await page.fill("#sparql-query", "ASK { ?s ?p ?o }");
-  await Promise.all([page.waitForURL(/query=/), page.click("button[type=submit]")]);
+  await Promise.all([page.waitForURL(/query=/), page.click(".ui-sparql button[type=submit]")]);
   expect(/yes \(true\)/.test(await page.textContent(".ui-summary")), "ASK answered without JavaScript");
+});
+
+// Faceted search: narrow by a class and a value, remove a chip, go back, pivot, type words.
+await flow("search", async (page) => {
+  await page.goto(base + "/");
+  const classLink = page.locator(".ui-classes a").first();
+  const className = await classLink.textContent();
+  await Promise.all([page.waitForURL(/\/search\?class=/), classLink.click()]);
+  await check(page, "search-class");
+  const chips = async () => page.$$eval(".ui-chips li", (items) => items.map((li) => li.firstChild.textContent.trim()));
+  expect((await chips()).some((chip) => chip.includes(className)), `the class is a chip: ${await chips()}`);
+  const total = async () => parseInt((await page.textContent("#results-heading")).trim(), 10);
+  const classTotal = await total();
+  expect(classTotal > 0 && (await page.$$(".ui-hits li")).length > 0, "the class has results");
+  expect((await page.$$("#facet-classes ~ ul a")).length > 0, "the classes panel has entries");
+  // Show the values of a property, then narrow by one of them.
+  const property = page.locator("[aria-labelledby=facet-properties] ul li > a:not(.ui-pivot)").first();
+  await Promise.all([page.waitForURL(/values=/), property.click()]);
+  await check(page, "search-values");
+  const value = page.locator("[aria-labelledby=facet-values] ul li > a").first();
+  const valueCount = parseInt(await page.locator("[aria-labelledby=facet-values] ul li .count").first().textContent(), 10);
+  await Promise.all([page.waitForURL(/has=/), value.click()]);
+  await check(page, "search-class-and-value");
+  expect((await chips()).length === 2, `two chips: ${await chips()}`);
+  expect((await total()) === valueCount, `the value's count is the new total: ${await total()} vs ${valueCount}`);
+  // Remove the class chip: only the value constraint stays.
+  const narrowed = page.url();
+  await Promise.all([page.waitForURL((url) => !url.searchParams.has("class")), page.click(".ui-chips li:first-child a")]);
+  await check(page, "search-chip-removed");
+  expect((await chips()).length === 1, `one chip left: ${await chips()}`);
+  await page.goBack();
+  expect(page.url() === narrowed, "back returns to the narrowed search");
+  expect((await chips()).length === 2, "and its chips");
+  // Pivot: follow a property from the matching set to the related entities.
+  await page.goto(base + "/search?class=" + encodeURIComponent(new URL(narrowed).searchParams.get("class")));
+  const pivot = page.locator(".ui-pivot").first();
+  await Promise.all([page.waitForURL(/pivot=/), pivot.click()]);
+  await check(page, "search-pivot");
+  expect((await chips()).some((chip) => chip.startsWith("following")), `the pivot is a chip: ${await chips()}`);
+  expect((await total()) > 0, "the pivot leads somewhere");
+  // Words.
+  await page.goto(base + "/search");
+  await page.fill("#search-text", "Bohemian");
+  await Promise.all([page.waitForURL(/q=Bohemian/), page.press("#search-text", "Enter")]);
+  await check(page, "search-words");
+  expect((await page.textContent(".ui-hits")).includes("Bohemian"), "a result matches the words");
+  const sparql = await page.getAttribute(".ui-summary a >> text=view as SPARQL", "href");
+  expect(sparql.startsWith("/sparql?query="), "view as SPARQL links into the SPARQL page");
 });
 
 await browser.close();

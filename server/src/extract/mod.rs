@@ -3,7 +3,7 @@
 pub mod auth;
 pub mod deadline;
 pub mod negotiate;
-pub mod representation;
 pub mod nesting;
 pub mod rdfxml;
+pub mod representation;
 pub mod sparql;

@@ -4,9 +4,9 @@
 //! the store on a blocking thread, and only after a commit (see [`AppState::counts`]).
 
 use crate::error::ApiError;
+use crate::extract::sparql::accept_header;
 use crate::state::AppState;
 use axum::extract::State;
-use crate::extract::sparql::accept_header;
 use axum::http::{header, HeaderMap, HeaderValue};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;

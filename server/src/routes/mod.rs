@@ -5,8 +5,8 @@ pub mod facets;
 pub mod graph_store;
 pub mod health;
 pub mod openapi;
-pub mod search;
 pub mod pages;
+pub mod search;
 pub mod sparql;
 pub mod ui;
 

@@ -15,6 +15,9 @@ pub const STYLESHEET: &str = include_str!("../../../static/ui.css");
 /// Where the browsing pages' stylesheet is served.
 pub const STYLESHEET_PATH: &str = "/static/ui.css";
 
+/// The site icon (SVG), served at `/favicon.ico`.
+pub const FAVICON: &str = include_str!("../../../static/favicon.svg");
+
 /// A static file by its name under `/static/`: (media type, content).
 pub fn by_name(name: &str) -> Option<(&'static str, &'static str)> {
     match name {

@@ -6,6 +6,7 @@ pub mod assets;
 pub mod home;
 pub mod links;
 pub mod prefixes;
+pub mod search;
 pub mod sparql;
 pub mod status;
 pub mod term;

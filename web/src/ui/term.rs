@@ -99,7 +99,10 @@ mod tests {
             }
         );
         let plain = Term::from(Literal::new_simple_literal("x"));
-        assert!(matches!(Cell::of(&plain, &prefixes), Cell::Literal { note: None, .. }));
+        assert!(matches!(
+            Cell::of(&plain, &prefixes),
+            Cell::Literal { note: None, .. }
+        ));
     }
 
     #[test]
@@ -109,6 +112,9 @@ mod tests {
             panic!("not an IRI cell")
         };
         assert_eq!(text, "dbr:Queen");
-        assert_eq!(href, "/describe?uri=http%3A%2F%2Fdbpedia.org%2Fresource%2FQueen");
+        assert_eq!(
+            href,
+            "/describe?uri=http%3A%2F%2Fdbpedia.org%2Fresource%2FQueen"
+        );
     }
 }

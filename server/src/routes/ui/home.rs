@@ -26,8 +26,9 @@ pub(super) async fn home(State(state): State<AppState>) -> Result<Response, ApiE
             .counts()
             .map_err(|e| ApiError::from_store(e, Duration::ZERO))?;
         let reader = reading.store().reader();
-        let classes = top_classes(&reader)?;
-        let mut examples = first_instances(&reader, &classes)?;
+        let prefixes = super::sparql::dataset_prefixes(&reader)?;
+        let classes = top_classes(&reader, &prefixes)?;
+        let mut examples = first_instances(&reader, &classes, &prefixes)?;
         if let Some(class) = classes.first() {
             examples.push(Example {
                 text: format!("SPARQL: ten {} and their properties", class.name),
@@ -53,8 +54,7 @@ fn store_error(error: lodestone_store::StoreError) -> ApiError {
 }
 
 /// The classes with most instances, as links into faceted search.
-fn top_classes(reader: &Reader<'_>) -> Result<Vec<ClassCount>, ApiError> {
-    let prefixes = Prefixes::well_known();
+fn top_classes(reader: &Reader<'_>, prefixes: &Prefixes) -> Result<Vec<ClassCount>, ApiError> {
     let mut out = Vec::new();
     for (id, count) in reader.top_classes(TOP_CLASSES).map_err(store_error)? {
         if let Term::NamedNode(class) = reader.term(id).map_err(store_error)? {
@@ -73,11 +73,11 @@ fn top_classes(reader: &Reader<'_>) -> Result<Vec<ClassCount>, ApiError> {
 fn first_instances(
     reader: &Reader<'_>,
     classes: &[ClassCount],
+    prefixes: &Prefixes,
 ) -> Result<Vec<Example>, ApiError> {
     let Some(rdf_type) = reader.term_id(rdf::TYPE.into()).map_err(store_error)? else {
         return Ok(Vec::new());
     };
-    let prefixes = Prefixes::well_known();
     let mut out = Vec::new();
     for class in classes.iter().take(EXAMPLE_CLASSES) {
         let Some(class_id) = reader

@@ -1,4 +1,5 @@
-//! The browsing pages: home `/`, `/status` and `/sparql` for a browser, and their static files.
+//! The browsing pages: home `/`, faceted search `/search`, `/status` and `/sparql` for a
+//! browser, and their static files.
 //!
 //! Handlers gather plain values on a blocking thread and hand them to `lodestone_web`, which
 //! renders them (escaped) into the shared layout. A page is chosen over a program's format only
@@ -6,6 +7,7 @@
 //! clients keep their JSON and results (see [`prefers_html`]).
 
 mod home;
+mod search;
 pub mod sparql;
 pub mod status;
 
@@ -23,7 +25,9 @@ use lodestone_web::{Layout, WebError};
 pub fn router() -> Router<AppState> {
     Router::new()
         .route("/", get(home::home))
+        .route("/search", get(search::search))
         .route("/static/{file}", get(asset))
+        .route("/favicon.ico", get(favicon))
 }
 
 /// Settings of the browsing pages.
@@ -92,6 +96,21 @@ async fn asset(Path(file): Path<String>) -> Response {
     }
 }
 
+/// Browsers ask for it on every site; an SVG answers (Chromium and Firefox accept it).
+async fn favicon() -> Response {
+    let mut response = lodestone_web::ui::assets::FAVICON.into_response();
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("image/svg+xml"),
+    );
+    headers.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("public, max-age=86400"),
+    );
+    response
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -100,9 +119,8 @@ mod tests {
 
     #[test]
     fn browsers_get_pages_and_programs_get_data() {
-        let browser = AcceptHeader::parse(
-            "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
-        );
+        let browser =
+            AcceptHeader::parse("text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8");
         assert!(prefers_html(&browser, &PROGRAM));
         assert!(!prefers_html(&AcceptHeader::any(), &PROGRAM));
         assert!(!prefers_html(

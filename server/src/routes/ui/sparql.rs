@@ -62,11 +62,7 @@ pub async fn page(state: AppState, request: SparqlRequest) -> Result<Response, A
     let mut page = SparqlPage {
         layout: layout(&state, "SPARQL"),
         query: String::new(),
-        prefixes: prefixes
-            .entries()
-            .iter()
-            .map(|(p, ns)| ((*p).to_owned(), (*ns).to_owned()))
-            .collect(),
+        prefixes: prefixes.entries().to_vec(),
         examples: examples(top_class.as_ref()),
         answer: None,
         elapsed_ms: None,
@@ -204,7 +200,9 @@ fn tabulate(
 }
 
 fn triple_columns() -> Vec<String> {
-    ["subject", "predicate", "object"].map(str::to_owned).to_vec()
+    ["subject", "predicate", "object"]
+        .map(str::to_owned)
+        .to_vec()
 }
 
 /// An error as the page shows it: with the line and column of a syntax error.
@@ -228,7 +226,12 @@ fn error_answer(text: &str, error: &ApiError) -> Answer {
 /// Links to the whole answer in each syntax the protocol offers.
 fn downloads(text: &str, form: Form) -> Vec<Download> {
     let names: &[(&str, &str)] = match form {
-        Form::Results => &[("JSON", "json"), ("XML", "xml"), ("CSV", "csv"), ("TSV", "tsv")],
+        Form::Results => &[
+            ("JSON", "json"),
+            ("XML", "xml"),
+            ("CSV", "csv"),
+            ("TSV", "tsv"),
+        ],
         Form::Graph => &[
             ("Turtle", "ttl"),
             ("N-Triples", "nt"),
@@ -357,7 +360,7 @@ fn top_class(reader: &Reader<'_>) -> Result<Option<NamedNode>, ApiError> {
 
 /// The well-known prefixes the dataset uses: those of its main classes and of the predicates
 /// of a bounded sample of its quads.
-fn dataset_prefixes(reader: &Reader<'_>) -> Result<Prefixes, ApiError> {
+pub(super) fn dataset_prefixes(reader: &Reader<'_>) -> Result<Prefixes, ApiError> {
     let mut ids = Vec::new();
     for (class, _) in reader.top_classes(CLASS_SAMPLE).map_err(store_error)? {
         ids.push(class);
