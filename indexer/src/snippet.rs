@@ -102,6 +102,9 @@ fn within_one_edit(a: &str, b: &str) -> bool {
     }
 }
 
+/// Where a query word matched in a literal: the byte range and the word's index.
+type WordMatch = (Range<usize>, usize);
+
 /// The best snippet among an entity's literals: the one matching the most distinct query
 /// words (labels win ties), cut to [`SNIPPET_BYTES`] around its first match.
 pub(crate) fn best_snippet(
@@ -110,7 +113,7 @@ pub(crate) fn best_snippet(
     matcher: &WordMatcher,
     analyzer: &mut TextAnalyzer,
 ) -> Option<Snippet> {
-    let mut best: Option<(usize, bool, &LiteralText, Vec<(Range<usize>, usize)>)> = None;
+    let mut best: Option<(usize, bool, &LiteralText, Vec<WordMatch>)> = None;
     for literal in literals {
         let mut matched = Vec::new();
         let mut ranges = Vec::new();
@@ -139,7 +142,7 @@ pub(crate) fn best_snippet(
 
 /// Cuts the literal to the window that holds the most distinct query words (the earliest such
 /// window on a tie), with some context before its first match.
-fn cut(literal: &LiteralText, matches: &[(Range<usize>, usize)]) -> Snippet {
+fn cut(literal: &LiteralText, matches: &[WordMatch]) -> Snippet {
     let text = &literal.text;
     let ranges: Vec<Range<usize>> = matches.iter().map(|(r, _)| r.clone()).collect();
     if text.len() <= SNIPPET_BYTES {

@@ -18,7 +18,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run the HTTP server (SPARQL endpoint, Graph Store, pages, search API).
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// Bulk-load RDF files (N-Triples, N-Quads, Turtle, TriG, RDF/XML, N3, JSON-LD; .gz/.bz2/.zst).
     Load(LoadArgs),
     /// Print counts and disk use per index.
@@ -108,7 +108,7 @@ pub struct RestoreArgs {
 /// Runs a parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
-        Command::Serve(args) => crate::config::serve(args),
+        Command::Serve(args) => crate::config::serve(*args),
         Command::Load(args) => commands::load(args),
         Command::Stats(args) => commands::stats(&args),
         Command::Dump(args) => commands::dump(args),

@@ -813,7 +813,7 @@ mod tests {
         match Cli::try_parse_from(argv) {
             Ok(Cli {
                 command: Command::Serve(args),
-            }) => args,
+            }) => *args,
             other => panic!("unexpected parse: {other:?}"),
         }
     }
@@ -912,7 +912,7 @@ mod tests {
 
     #[test]
     fn invalid_values_name_the_key_and_the_reason() {
-        let cases: [(&[&str], &str, &str); 9] = [
+        let cases: [(&[&str], &str, &str); 11] = [
             (
                 &["--bind", "nowhere"],
                 "",

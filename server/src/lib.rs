@@ -20,6 +20,7 @@ pub mod state;
 pub mod telemetry;
 pub mod testdata;
 pub mod text_index;
+pub mod text_match;
 
 pub use crate::error::ApiError;
 pub use crate::routes::app;

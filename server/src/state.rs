@@ -28,6 +28,7 @@ struct Inner {
     started: Instant,
     counts: Mutex<Option<StoreCounts>>,
     text_index: OnceLock<Arc<TextIndex>>,
+    text_function: OnceLock<(oxrdf::NamedNode, lodestone_store::sparql::CustomFunction)>,
     facets: FacetEngine,
     page_cache: Arc<crate::routes::pages::cache::PageCache>,
 }
@@ -45,6 +46,7 @@ impl AppState {
                 started: Instant::now(),
                 counts: Mutex::new(None),
                 text_index: OnceLock::new(),
+                text_function: OnceLock::new(),
                 facets: FacetEngine::default(),
                 page_cache: Arc::default(),
             }),
@@ -67,14 +69,38 @@ impl AppState {
     }
 
     /// Attaches the text index (once; later calls are ignored); from then on
-    /// `/status` and `/metrics` report how many commits it has not applied yet.
+    /// `/status` and `/metrics` report how many commits it has not applied yet, the facet
+    /// engine matches text through it, and SPARQL queries can call its match function.
     pub fn attach_text_index(&self, index: Arc<TextIndex>) {
         if self.inner.text_index.set(Arc::clone(&index)).is_ok() {
+            self.inner
+                .facets
+                .set_matcher(Arc::new(crate::text_match::IndexTextMatcher::new(
+                    Arc::clone(&index),
+                )));
+            let _ = self
+                .inner
+                .text_function
+                .set(crate::text_match::sparql_function(
+                    Arc::clone(self.store()),
+                    Arc::clone(&index),
+                ));
             let store = Arc::clone(self.store());
             self.inner.metrics.text_index_lag.register(move || {
                 let applied = index.applied().unwrap_or_default();
                 store.sequence().saturating_sub(applied)
             });
+        }
+    }
+
+    /// Query options with the extension functions this server offers (the text match once a
+    /// text index is attached).
+    pub fn query_options(&self) -> lodestone_store::sparql::QueryOptions {
+        let options = lodestone_store::sparql::QueryOptions::default()
+            .with_default_graph_as_union(self.settings().union_default_graph);
+        match self.inner.text_function.get() {
+            Some((name, function)) => options.with_function(name.clone(), Arc::clone(function)),
+            None => options,
         }
     }
 

@@ -344,7 +344,9 @@ fn a_client_that_disconnects_mid_query_cancels_it() {
     );
     drop(stream);
     assert!(
-        server.wait_in_flight(0, Duration::from_secs(1)),
+        // Far below the query's own 60 s budget; the engine stops at its next cancellation
+        // check, which on a busy machine can take a moment.
+        server.wait_in_flight(0, Duration::from_secs(3)),
         "the query stopped when its client went away"
     );
     assert_prompt_and_healthy(&server, start, "client disconnect");

@@ -54,6 +54,9 @@ pub enum EngineError {
     /// The deadline passed.
     #[error("the time budget ran out")]
     OutOfTime,
+    /// The text index refused the words or failed.
+    #[error("text constraint: {0}")]
+    Text(String),
 }
 
 /// Checks a deadline once every `N` steps of a loop (reading the clock costs a little).

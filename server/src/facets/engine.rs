@@ -16,7 +16,7 @@ use crate::facets::text::{LiteralScanMatcher, TextMatcher};
 use crate::facets::views;
 use lodestone_store::{SequenceNumber, Store, StoreError};
 use moka::sync::Cache;
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
 /// Answers kept in the cache.
@@ -28,7 +28,7 @@ const FOCUS_SHARE: f64 = 0.8;
 /// The facet engine of a server.
 #[derive(Clone)]
 pub struct FacetEngine {
-    matcher: Arc<dyn TextMatcher>,
+    matcher: Arc<RwLock<Arc<dyn TextMatcher>>>,
     cache: Cache<(FacetQuery, SequenceNumber), Arc<FacetAnswer>>,
 }
 
@@ -42,9 +42,20 @@ impl FacetEngine {
     /// An engine using `matcher` for text constraints.
     pub fn new(matcher: Arc<dyn TextMatcher>) -> Self {
         Self {
-            matcher,
+            matcher: Arc::new(RwLock::new(matcher)),
             cache: Cache::new(CACHE_ENTRIES),
         }
+    }
+
+    /// Switches to another text matcher (the text index, once the server has opened it) and
+    /// forgets every cached answer.
+    pub fn set_matcher(&self, matcher: Arc<dyn TextMatcher>) {
+        *self.matcher.write().unwrap_or_else(|e| e.into_inner()) = matcher;
+        self.cache.invalidate_all();
+    }
+
+    fn matcher(&self) -> Arc<dyn TextMatcher> {
+        Arc::clone(&self.matcher.read().unwrap_or_else(|e| e.into_inner()))
     }
 
     /// The same engine with another text matcher (e.g. the text index), and an empty cache.
@@ -95,13 +106,14 @@ impl FacetEngine {
             .view()
             .cloned()
             .ok_or_else(|| StoreError::Evaluation("the facet query has no view".into()))?;
-        let sparql = equivalent_query(query, self.matcher.as_ref())
+        let matcher = self.matcher();
+        let sparql = equivalent_query(query, matcher.as_ref())
             .map(|q| q.to_string())
             .unwrap_or_default();
         let plan = plan(reader, query)?;
         let focus_deadline = Deadline::at(start + budget.mul_f64(FOCUS_SHARE));
         let deadline = Deadline::at(start + budget);
-        let mut executor = Executor::new(reader, self.matcher.as_ref(), &plan, focus_deadline);
+        let mut executor = Executor::new(reader, matcher.as_ref(), &plan, focus_deadline);
         let focus = executor.focus_set(&plan).map_err(engine_error)?;
         let property = match &view.property {
             Some(p) => reader.term_id(p.as_ref().into())?,
@@ -144,5 +156,6 @@ fn engine_error(error: EngineError) -> StoreError {
     match error {
         EngineError::Store(e) => e,
         EngineError::OutOfTime => StoreError::Cancelled,
+        EngineError::Text(message) => StoreError::Evaluation(message),
     }
 }

@@ -236,11 +236,8 @@ impl<'a, 'r, 'db> Executor<'a, 'r, 'db> {
             // The other end has only filters (values, exclusions): check it on every quad of
             // the property.
             let mut out = FxHashSet::default();
-            let quads: Vec<_> = self
-                .reader
-                .quads_for_pattern(None, Some(p), None, None)
-                .collect();
-            for quad in quads {
+            let reader = self.reader;
+            for quad in reader.quads_for_pattern(None, Some(p), None, None) {
                 self.ticker.tick()?;
                 let quad = quad?;
                 let (this, other) = if edge.outgoing {
@@ -403,6 +400,7 @@ impl<'a, 'r, 'db> Executor<'a, 'r, 'db> {
             }
             let mut out = Vec::new();
             for quad in quads {
+                self.ticker.tick()?;
                 let quad = quad?;
                 out.push(if edge.outgoing {
                     quad.object

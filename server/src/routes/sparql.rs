@@ -17,8 +17,8 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 use lodestone_store::sparql::{
-    evaluate_query, evaluation_error, execute_update, DatasetOverride, Query, QueryOptions,
-    QueryResults, SparqlParser, Update, UpdateOptions,
+    evaluate_query, evaluation_error, execute_update, DatasetOverride, Query, QueryResults,
+    SparqlParser, Update, UpdateOptions,
 };
 use oxrdf::vocab::rdf as rdf_vocab;
 use oxrdf::{BlankNode, GraphName, NamedNode, Triple};
@@ -107,7 +107,7 @@ async fn query(state: AppState, request: SparqlRequest, text: &str) -> Result<Re
         named_graphs: request.named_graphs,
     };
     let store = state.store().clone();
-    let union = state.settings().union_default_graph;
+    let options = state.query_options();
     let cap = state.settings().result_row_cap;
     stream_blocking(
         &state,
@@ -116,9 +116,7 @@ async fn query(state: AppState, request: SparqlRequest, text: &str) -> Result<Re
         format.media_type(),
         move |sink, token| {
             let reader = store.reader();
-            let options = QueryOptions::default()
-                .with_default_graph_as_union(union)
-                .with_cancellation(token.clone());
+            let options = options.with_cancellation(token.clone());
             let answer = evaluate_query(&reader, &query, &dataset, &options)
                 .map_err(|e| ApiError::from_store(e, budget))?;
             write_answer(sink, answer, format, cap, budget)
@@ -178,11 +176,10 @@ async fn update(state: AppState, request: SparqlRequest, text: &str) -> Result<R
     state.metrics().updates.fetch_add(1, Ordering::Relaxed);
     let store = state.store().clone();
     let settings = state.settings().clone();
+    let query_options = state.query_options();
     run_blocking(&state, permit, budget, move |token| {
         let options = UpdateOptions {
-            query: QueryOptions::default()
-                .with_default_graph_as_union(settings.union_default_graph)
-                .with_cancellation(token.clone()),
+            query: query_options.with_cancellation(token.clone()),
             load_folder: settings.load_folder.clone(),
         };
         execute_update(&store, &update, &options).map_err(|e| ApiError::from_store(e, budget))

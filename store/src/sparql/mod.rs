@@ -10,8 +10,13 @@ pub use update::{execute_update, UpdateOptions};
 
 use crate::error::StoreError;
 use crate::quads::reader::Reader;
-use oxrdf::{GraphName, NamedNode, NamedOrBlankNode};
+use oxrdf::{GraphName, NamedNode, NamedOrBlankNode, Term};
 use spareval::{QueryEvaluationError, QueryEvaluator};
+use std::sync::Arc;
+
+/// An extension function callable from queries by its IRI (`<iri>(args…)`): it gets the
+/// evaluated arguments and answers a term, or `None` for an evaluation error.
+pub type CustomFunction = Arc<dyn Fn(&[Term]) -> Option<Term> + Send + Sync>;
 
 /// How a query is evaluated.
 #[derive(Clone, Default)]
@@ -21,6 +26,8 @@ pub struct QueryOptions {
     pub default_graph_as_union: bool,
     /// Stops the evaluation when cancelled (time budget, client gone).
     pub cancellation: Option<CancellationToken>,
+    /// Extension functions, such as the server's text-index match.
+    pub functions: Vec<(NamedNode, CustomFunction)>,
 }
 
 impl QueryOptions {
@@ -36,8 +43,18 @@ impl QueryOptions {
         self
     }
 
+    /// An extension function callable by its IRI.
+    pub fn with_function(mut self, name: NamedNode, function: CustomFunction) -> Self {
+        self.functions.push((name, function));
+        self
+    }
+
     pub(crate) fn evaluator(&self) -> QueryEvaluator {
-        let evaluator = QueryEvaluator::new();
+        let mut evaluator = QueryEvaluator::new();
+        for (name, function) in &self.functions {
+            let function = Arc::clone(function);
+            evaluator = evaluator.with_custom_function(name.clone(), move |args| function(args));
+        }
         match &self.cancellation {
             Some(token) => evaluator.with_cancellation_token(token.clone()),
             None => evaluator,

@@ -231,7 +231,7 @@ fn candidates(
             json!({ "uri": uri, "label": null, "classes": [], "usage": total }),
         ));
     }
-    results.sort_by(|a, b| b.0.cmp(&a.0));
+    results.sort_by_key(|r| std::cmp::Reverse(r.0));
     let mut seen = std::collections::HashSet::new();
     results.retain(|(_, v)| seen.insert(v["uri"].to_string()));
     results.truncate(limit);
