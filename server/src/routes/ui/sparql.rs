@@ -392,7 +392,7 @@ mod tests {
     fn built_queries_parse_back() {
         for text in [
             instances_query("http://dbpedia.org/ontology/Album"),
-            describe_query("http://example.org/a>b"),
+            describe_query("http://example.org/a%3Eb"),
             CLASSES_QUERY.to_owned(),
             GRAPHS_QUERY.to_owned(),
         ] {
