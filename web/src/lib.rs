@@ -11,6 +11,7 @@ mod error;
 pub mod labels;
 pub mod links;
 pub mod pages;
+pub mod ui;
 mod values;
 
 pub use crate::error::WebError;

@@ -4,9 +4,10 @@
 //! the store on a blocking thread, and only after a commit (see [`AppState::counts`]).
 
 use crate::error::ApiError;
+use crate::extract::sparql::accept_header;
 use crate::state::AppState;
 use axum::extract::State;
-use axum::http::{header, HeaderValue};
+use axum::http::{header, HeaderMap, HeaderValue};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
@@ -27,7 +28,7 @@ async fn health() -> &'static str {
     "ok"
 }
 
-async fn status(State(state): State<AppState>) -> Result<Json<serde_json::Value>, ApiError> {
+async fn status(State(state): State<AppState>, headers: HeaderMap) -> Result<Response, ApiError> {
     let reading = state.clone();
     let (counts, indexes, cache, last_commit_ms) = tokio::task::spawn_blocking(move || {
         let store = reading.store();
@@ -50,7 +51,7 @@ async fn status(State(state): State<AppState>) -> Result<Json<serde_json::Value>
         })
         .collect();
     let metrics = state.metrics();
-    Ok(Json(serde_json::json!({
+    let status = serde_json::json!({
         "version": env!("CARGO_PKG_VERSION"),
         "uptime_seconds": state.started().elapsed().as_secs(),
         "quads": counts.quads,
@@ -72,7 +73,11 @@ async fn status(State(state): State<AppState>) -> Result<Json<serde_json::Value>
         "queries_in_flight": state.in_flight(),
         "max_concurrent_queries": state.settings().max_concurrent_queries,
         "union_default_graph": state.settings().union_default_graph,
-    })))
+    });
+    if crate::routes::ui::status::wants_page(&accept_header(&headers)) {
+        return crate::routes::ui::status::page(&state, &status);
+    }
+    Ok(Json(status).into_response())
 }
 
 /// The three readings of `/status`, or the first error.

@@ -8,6 +8,7 @@ pub mod openapi;
 pub mod pages;
 pub mod search;
 pub mod sparql;
+pub mod ui;
 
 use crate::extract::deadline;
 use crate::state::AppState;
@@ -28,6 +29,7 @@ pub fn app(state: AppState) -> Router {
         .merge(openapi::router())
         .merge(pages::router())
         .merge(facets::router(&state))
+        .merge(ui::router())
         .layer(middleware::from_fn_with_state(state.clone(), track))
         .layer(middleware::from_fn_with_state(
             state.clone(),

@@ -46,8 +46,12 @@ pub fn router(state: &AppState) -> Router<AppState> {
 
 async fn handle(
     State(state): State<AppState>,
+    method: Method,
     request: SparqlRequest,
 ) -> Result<Response, ApiError> {
+    if crate::routes::ui::sparql::is_for_browser(&method, &request) {
+        return crate::routes::ui::sparql::page(state, request).await;
+    }
     match request.operation.clone() {
         Operation::Query(text) => query(state, request, &text).await,
         Operation::Update(text) => update(state, request, &text).await,
@@ -71,7 +75,8 @@ impl AnswerFormat {
     }
 }
 
-fn parser(state: &AppState) -> Result<SparqlParser, ApiError> {
+/// The query parser with the configured base IRI.
+pub(crate) fn parser(state: &AppState) -> Result<SparqlParser, ApiError> {
     let parser = SparqlParser::new();
     match &state.settings().base_iri {
         None => Ok(parser),

@@ -1,0 +1,104 @@
+//! `GET /`: what the dataset is, its size, its main classes and a few places to start.
+
+use super::{blocking, html, layout};
+use crate::error::ApiError;
+use crate::state::AppState;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::Response;
+use lodestone_store::Reader;
+use lodestone_web::ui::home::{ClassCount, Example, HomePage};
+use lodestone_web::ui::{links, Prefixes};
+use oxrdf::vocab::rdf;
+use oxrdf::Term;
+use std::time::Duration;
+
+/// Classes listed on the home page.
+const TOP_CLASSES: usize = 12;
+
+/// Classes whose first instance is offered as an example.
+const EXAMPLE_CLASSES: usize = 3;
+
+pub(super) async fn home(State(state): State<AppState>) -> Result<Response, ApiError> {
+    let reading = state.clone();
+    let page = blocking(move || {
+        let counts = reading
+            .counts()
+            .map_err(|e| ApiError::from_store(e, Duration::ZERO))?;
+        let reader = reading.store().reader();
+        let prefixes = super::sparql::dataset_prefixes(&reader)?;
+        let classes = top_classes(&reader, &prefixes)?;
+        let mut examples = first_instances(&reader, &classes, &prefixes)?;
+        if let Some(class) = classes.first() {
+            examples.push(Example {
+                text: format!("SPARQL: ten {} and their properties", class.name),
+                href: links::sparql(&super::sparql::instances_query(&class.iri)),
+            });
+        }
+        Ok(HomePage {
+            layout: layout(&reading, "Home"),
+            description: reading.settings().ui.description.clone(),
+            quads: counts.quads,
+            entities: counts.subjects,
+            graphs: counts.named_graphs,
+            classes,
+            examples,
+        })
+    })
+    .await?;
+    html(StatusCode::OK, page.to_html())
+}
+
+fn store_error(error: lodestone_store::StoreError) -> ApiError {
+    ApiError::from_store(error, Duration::ZERO)
+}
+
+/// The classes with most instances, as links into faceted search.
+fn top_classes(reader: &Reader<'_>, prefixes: &Prefixes) -> Result<Vec<ClassCount>, ApiError> {
+    let mut out = Vec::new();
+    for (id, count) in reader.top_classes(TOP_CLASSES).map_err(store_error)? {
+        if let Term::NamedNode(class) = reader.term(id).map_err(store_error)? {
+            out.push(ClassCount {
+                name: prefixes.short(class.as_str()),
+                href: links::search_class(class.as_str()),
+                iri: class.into_string(),
+                count,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// One instance of each of the first classes, linking to its page.
+fn first_instances(
+    reader: &Reader<'_>,
+    classes: &[ClassCount],
+    prefixes: &Prefixes,
+) -> Result<Vec<Example>, ApiError> {
+    let Some(rdf_type) = reader.term_id(rdf::TYPE.into()).map_err(store_error)? else {
+        return Ok(Vec::new());
+    };
+    let mut out = Vec::new();
+    for class in classes.iter().take(EXAMPLE_CLASSES) {
+        let Some(class_id) = reader
+            .term_id(oxrdf::NamedNodeRef::new_unchecked(&class.iri).into())
+            .map_err(store_error)?
+        else {
+            continue;
+        };
+        let first = reader
+            .quads_for_pattern(None, Some(rdf_type), Some(class_id), None)
+            .next()
+            .transpose()
+            .map_err(store_error)?;
+        if let Some(quad) = first {
+            if let Term::NamedNode(entity) = reader.term(quad.subject).map_err(store_error)? {
+                out.push(Example {
+                    text: format!("A {}: {}", class.name, prefixes.short(entity.as_str())),
+                    href: links::describe(entity.as_str()),
+                });
+            }
+        }
+    }
+    Ok(out)
+}
