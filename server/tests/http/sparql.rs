@@ -385,8 +385,11 @@ fn service_description_for_rdf_clients_and_browsers() {
         .header("Accept", "text/html,application/xhtml+xml")
         .send()
         .expect("request");
+    // A browser gets the SPARQL editor page (the web UI), every RDF client the description.
     assert_eq!(browser.status(), 200);
-    assert_eq!(content_type(&browser), "text/turtle");
+    assert_eq!(content_type(&browser), "text/html");
+    let page = browser.text().expect("page");
+    assert!(page.contains("<textarea"), "{page}");
 
     let ntriples = client()
         .get(server.url("/sparql"))
