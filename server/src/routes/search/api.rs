@@ -19,9 +19,9 @@ pub async fn search(
     RawQuery(raw): RawQuery,
 ) -> Response {
     let params = Params::parse(raw.as_deref());
-    let format = match Format::negotiate(&params, &headers, Format::Json) {
+    let format = match Format::for_request(&params, &headers, Format::Json) {
         Ok(format) => format,
-        Err(error) => return Format::Json.error(error),
+        Err(refusal) => return *refusal,
     };
     match search_value(&state, &params, &headers).await {
         Ok(value) => format.respond(&value, "search"),
@@ -77,9 +77,9 @@ pub async fn autocomplete(
     RawQuery(raw): RawQuery,
 ) -> Response {
     let params = Params::parse(raw.as_deref());
-    let format = match Format::negotiate(&params, &headers, Format::Json) {
+    let format = match Format::for_request(&params, &headers, Format::Json) {
         Ok(format) => format,
-        Err(error) => return Format::Json.error(error),
+        Err(refusal) => return *refusal,
     };
     let result = async {
         let q = params.required("q")?.to_owned();

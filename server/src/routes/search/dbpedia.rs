@@ -43,9 +43,9 @@ async fn respond(
     prefix: bool,
 ) -> Response {
     let params = Params::parse(raw.as_deref());
-    let format = match Format::negotiate(&params, &headers, Format::Xml) {
+    let format = match Format::for_request(&params, &headers, Format::Xml) {
         Ok(format) => format,
-        Err(error) => return Format::Xml.error(error),
+        Err(refusal) => return *refusal,
     };
     let result = async {
         let text = params.required("QueryString")?.to_owned();

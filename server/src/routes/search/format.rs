@@ -21,6 +21,17 @@ pub enum Format {
 }
 
 impl Format {
+    /// The format of a response, or the refusal to send (the error in `preferred`) when the
+    /// request asks for none that exists.
+    pub fn for_request(
+        params: &Params,
+        headers: &HeaderMap,
+        preferred: Format,
+    ) -> Result<Self, Box<Response>> {
+        Self::negotiate(params, headers, preferred)
+            .map_err(|error| Box::new(preferred.error(error)))
+    }
+
     /// `format=json|xml` wins; otherwise `Accept`, with `preferred` on a tie or no header.
     pub fn negotiate(
         params: &Params,

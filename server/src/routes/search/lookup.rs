@@ -57,9 +57,9 @@ pub async fn lookup(
     RawQuery(raw): RawQuery,
 ) -> Response {
     let params = Params::parse(raw.as_deref());
-    let format = match Format::negotiate(&params, &headers, Format::Json) {
+    let format = match Format::for_request(&params, &headers, Format::Json) {
         Ok(format) => format,
-        Err(error) => return Format::Json.error(error),
+        Err(refusal) => return *refusal,
     };
     let result = async {
         let langs = languages(&params, &headers)?;
