@@ -23,7 +23,7 @@ use tantivy::schema::Term as IndexTerm;
 use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument};
 
 /// Version of the index layout; an index of another version is rebuilt.
-pub const INDEX_FORMAT_VERSION: u32 = 1;
+pub const INDEX_FORMAT_VERSION: u32 = 2;
 
 const PAYLOAD_PREFIX: &str = "lodestone-text-index";
 

@@ -39,26 +39,28 @@ impl Fields {
     /// The schema and its field handles.
     pub fn build() -> (Schema, Self) {
         let mut builder = Schema::builder();
-        let text_options = |analyzer: &str| {
+        let text_options = |analyzer: &str, record: IndexRecordOption| {
             TextOptions::default().set_indexing_options(
                 TextFieldIndexing::default()
                     .set_tokenizer(analyzer)
-                    .set_index_option(IndexRecordOption::WithFreqsAndPositions),
+                    .set_index_option(record),
             )
         };
+        let positions = IndexRecordOption::WithFreqsAndPositions;
         let id = builder.add_u64_field("id", INDEXED | FAST);
         let rank = builder.add_u64_field("rank", FAST);
         let iri = builder.add_text_field("iri", STRING);
-        let label = builder.add_text_field("label", text_options(FOLD));
+        let label = builder.add_text_field("label", text_options(FOLD, positions));
         let label_exact = builder.add_text_field("label_exact", STRING);
         let label_prefix = builder.add_text_field("label_prefix", STRING);
-        let text = builder.add_text_field("text", text_options(FOLD));
+        let text = builder.add_text_field("text", text_options(FOLD, positions));
         let stemmed = STEMMED_LANGUAGES
             .iter()
             .map(|(code, _)| {
                 builder.add_text_field(
                     &format!("stem_{code}"),
-                    text_options(&stem_analyzer_name(code)),
+                    // Stemmed words are matched one by one, never as phrases: no positions.
+                    text_options(&stem_analyzer_name(code), IndexRecordOption::WithFreqs),
                 )
             })
             .collect();

@@ -804,40 +804,17 @@ pub fn read_config_file(path: &Path) -> anyhow::Result<FileConfig> {
 /// Runs the server until it is stopped (ctrl-c or SIGTERM).
 pub fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let config = Config::resolve(&args)?;
+    let mut settings = crate::allocator::SERVER.to_vec();
     if config.store.block_cache_bytes < SMALL_FOOTPRINT_CACHE_BYTES {
-        return_freed_memory_at_once()?;
+        settings.extend(crate::allocator::SMALL_FOOTPRINT);
     }
+    crate::allocator::restart_with(&settings)?;
     crate::serve::run(config)
 }
 
 /// Below this block cache (a memory budget under 256 MB) the process returns freed memory to
 /// the system at once.
 const SMALL_FOOTPRINT_CACHE_BYTES: usize = 128 << 20;
-
-/// The allocator (mimalloc) keeps freed memory for a while and commits its arenas eagerly,
-/// which is faster but adds tens of MB to the resident size. Its settings are read from the
-/// environment when the process starts, so on a small budget the process executes itself
-/// again, once, with them set.
-fn return_freed_memory_at_once() -> anyhow::Result<()> {
-    use std::os::unix::process::CommandExt;
-    const SETTINGS: [(&str, &str); 2] = [
-        ("MIMALLOC_PURGE_DELAY", "0"),
-        ("MIMALLOC_ARENA_EAGER_COMMIT", "0"),
-    ];
-    let missing: Vec<(&str, &str)> = SETTINGS
-        .into_iter()
-        .filter(|(name, _)| std::env::var_os(name).is_none())
-        .collect();
-    if missing.is_empty() {
-        return Ok(());
-    }
-    let program = std::env::current_exe().context("cannot find the running executable")?;
-    let error = std::process::Command::new(program)
-        .args(std::env::args_os().skip(1))
-        .envs(missing)
-        .exec();
-    Err(anyhow::Error::new(error).context("cannot restart with the small-footprint settings"))
-}
 
 #[cfg(test)]
 mod tests {

@@ -5,6 +5,7 @@
 //! after reading the configuration.
 #![deny(missing_docs)]
 
+pub mod allocator;
 pub mod cli;
 mod commands;
 pub mod config;

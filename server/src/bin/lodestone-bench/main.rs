@@ -117,7 +117,10 @@ enum Command {
 }
 
 fn main() -> anyhow::Result<()> {
-    match Cli::parse().command {
+    let cli = Cli::parse();
+    // Measure what `lodestone serve` runs: the same allocator settings.
+    lodestone_server::allocator::restart_with(&lodestone_server::allocator::SERVER)?;
+    match cli.command {
         Command::Trickle {
             transactions,
             graphs,

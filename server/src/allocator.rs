@@ -1,0 +1,43 @@
+//! Settings of the memory allocator (mimalloc) for a long-running server.
+//!
+//! mimalloc reads its settings from the environment once, when the process starts, so a
+//! process that wants other settings executes itself again, once, with them set (same
+//! process id, same arguments).
+//!
+//! A server should not use transparent huge pages for the allocator's arenas: freed memory is
+//! returned to the system in small pieces and touched again moments later, and each touch of
+//! a huge page makes the kernel clear 2 MB. Measured on entity pages (BSBM 10k, 16 clients):
+//! the same CPU per page, a resident size of 230 MB instead of 350–380 MB, and the kernel's
+//! page clearing gone from the top of the profile (it was 11–13 % of the CPU).
+
+use anyhow::Context;
+
+/// Settings every server process runs with.
+pub const SERVER: [(&str, &str); 1] = [("MIMALLOC_ALLOW_THP", "0")];
+
+/// Added on a small memory budget: freed memory goes back to the system at once and arenas
+/// are committed only as they are used, trading some speed for a smaller resident size.
+pub const SMALL_FOOTPRINT: [(&str, &str); 2] = [
+    ("MIMALLOC_PURGE_DELAY", "0"),
+    ("MIMALLOC_ARENA_EAGER_COMMIT", "0"),
+];
+
+/// Executes the running program again with the given settings added to its environment,
+/// unless each is already set (then it returns at once). Returns only on failure otherwise.
+pub fn restart_with(settings: &[(&str, &str)]) -> anyhow::Result<()> {
+    use std::os::unix::process::CommandExt;
+    let missing: Vec<(&str, &str)> = settings
+        .iter()
+        .copied()
+        .filter(|(name, _)| std::env::var_os(name).is_none())
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let program = std::env::current_exe().context("cannot find the running executable")?;
+    let error = std::process::Command::new(program)
+        .args(std::env::args_os().skip(1))
+        .envs(missing)
+        .exec();
+    Err(anyhow::Error::new(error).context("cannot restart with the allocator's settings"))
+}
