@@ -28,7 +28,7 @@ pub enum Command {
     /// Write a consistent copy of the store to a folder.
     Backup(BackupArgs),
     /// Rebuild the text index from scratch.
-    Reindex(DataArgs),
+    Reindex(ReindexArgs),
     /// Put a backup in place as the store folder (which must be missing or empty).
     Restore(RestoreArgs),
 }
@@ -39,6 +39,18 @@ pub struct DataArgs {
     /// Store folder.
     #[arg(long, env = "LODESTONE_DATA", default_value = "./lodestone-data")]
     pub data: PathBuf,
+}
+
+/// `lodestone reindex`.
+#[derive(Debug, Clone, Args)]
+pub struct ReindexArgs {
+    /// The store whose text index is rebuilt.
+    #[command(flatten)]
+    pub data: DataArgs,
+    /// Config file whose `[search]` settings the index is built with, as `serve` would
+    /// [default: ./lodestone.toml if it exists]
+    #[arg(long, env = "LODESTONE_CONFIG", value_name = "FILE")]
+    pub config: Option<PathBuf>,
 }
 
 /// `lodestone load`.

@@ -787,6 +787,19 @@ fn resolve_pages(
     Ok(pages)
 }
 
+/// The text index settings of a config file (`lodestone.toml` in the working folder when none
+/// is named and it exists; the defaults otherwise), as `serve` resolves them.
+pub fn search_settings(config: Option<&Path>) -> anyhow::Result<lodestone_indexer::IndexSettings> {
+    let file = match config {
+        Some(path) => read_config_file(path)?,
+        None if Path::new(DEFAULT_CONFIG_FILE).is_file() => {
+            read_config_file(Path::new(DEFAULT_CONFIG_FILE))?
+        }
+        None => FileConfig::default(),
+    };
+    Ok(file.search.unwrap_or_default().settings())
+}
+
 /// Reads and parses a config file; the error names the file, and toml's message names the key.
 pub fn read_config_file(path: &Path) -> anyhow::Result<FileConfig> {
     let text = std::fs::read_to_string(path)

@@ -1,7 +1,7 @@
 //! The text index's place in the server: where it lives (`<data>/text-index`), opening it with
 //! its follower thread for `serve`, and `lodestone reindex`.
 
-use crate::cli::DataArgs;
+use crate::cli::ReindexArgs;
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use lodestone_indexer::{Follower, IndexSettings, TextIndex};
@@ -45,7 +45,9 @@ pub fn start(
 }
 
 /// `lodestone reindex`: rebuilds the text index from scratch with a progress bar.
-pub fn reindex(args: &DataArgs) -> anyhow::Result<()> {
+pub fn reindex(args: &ReindexArgs) -> anyhow::Result<()> {
+    let settings = crate::config::search_settings(args.config.as_deref())?;
+    let args = &args.data;
     let options = StoreOptions {
         create_if_missing: false,
         ..StoreOptions::default()
@@ -58,7 +60,7 @@ pub fn reindex(args: &DataArgs) -> anyhow::Result<()> {
         .context("cannot count the quads")?
         .quads;
     let path = index_path(&args.data);
-    let index = TextIndex::open(&path, IndexSettings::default())
+    let index = TextIndex::open(&path, settings)
         .with_context(|| format!("cannot open the text index at {}", path.display()))?;
     let bar = std::io::stderr().is_terminal().then(|| {
         let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
@@ -150,6 +152,7 @@ impl SearchFileConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cli::DataArgs;
 
     #[test]
     fn search_settings_from_the_file() {
@@ -162,6 +165,42 @@ mod tests {
         assert_eq!(settings.weights.rank_weight, 0.5);
         assert_eq!(settings.stop_words, ["the"]);
         assert!(toml::from_str::<SearchFileConfig>("unknown = 1").is_err());
+    }
+
+    #[test]
+    fn reindex_builds_with_the_config_files_settings() {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let data = dir.path().join("store");
+        {
+            let store = Store::open(&data, StoreOptions::default()).expect("a new store");
+            let mut transaction = store.transaction().expect("the writer");
+            let quad = lodestone_store::model::QuadRef::new(
+                lodestone_store::model::NamedNodeRef::new_unchecked("http://example.org/a"),
+                lodestone_store::model::NamedNodeRef::new_unchecked("http://example.org/name"),
+                lodestone_store::model::LiteralRef::new_simple_literal("Ada"),
+                lodestone_store::model::GraphNameRef::DefaultGraph,
+            );
+            transaction.insert(quad).expect("inserted");
+            transaction.commit().expect("committed");
+        }
+        let config = dir.path().join("lodestone.toml");
+        std::fs::write(
+            &config,
+            "[search]\nlabel_predicates = [\"http://example.org/name\"]\n",
+        )
+        .expect("written");
+        let args = ReindexArgs {
+            data: DataArgs { data: data.clone() },
+            config: Some(config.clone()),
+        };
+        reindex(&args).expect("reindexed");
+        // Opened with the same settings, the index is current; with others it would be rebuilt.
+        let settings = crate::config::search_settings(Some(&config)).expect("settings");
+        let index = TextIndex::open(index_path(&data), settings).expect("opens");
+        assert!(index.applied().is_some());
+        drop(index);
+        let index = TextIndex::open(index_path(&data), IndexSettings::default()).expect("opens");
+        assert_eq!(index.applied(), None);
     }
 
     #[test]
