@@ -28,6 +28,16 @@ const DECIMAL_TYPES: [NamedNodeRef<'static>; 14] = [
     xsd::UNSIGNED_BYTE,
 ];
 
+/// Whether a datatype is one of the integer types (derived from `xsd:integer`).
+pub fn is_integer_type(datatype: NamedNodeRef<'_>) -> bool {
+    datatype != xsd::DECIMAL && DECIMAL_TYPES.contains(&datatype)
+}
+
+/// Whether a datatype is numeric: compared by value across all numeric types.
+pub fn is_numeric_type(datatype: NamedNodeRef<'_>) -> bool {
+    DECIMAL_TYPES.contains(&datatype) || datatype == xsd::DOUBLE || datatype == xsd::FLOAT
+}
+
 /// A comparable value.
 #[derive(Debug, PartialEq, PartialOrd)]
 enum Value<'a> {

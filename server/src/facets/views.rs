@@ -52,7 +52,9 @@ pub fn compute(
                 q.predicate
             })
         })?,
-        ViewKind::Values => match property {
+        // The counts per value from which `ranges` are bucketed (the engine buckets them in
+        // [`crate::facets::ranges`]).
+        ViewKind::Values | ViewKind::Ranges => match property {
             Some(p) => count_keys(focus, &mut ticker, |x| {
                 collect(
                     reader.quads_for_pattern(Some(x), Some(p), None, None),
