@@ -9,8 +9,8 @@ use crate::facets::executor::Executor;
 use crate::facets::labels::Labels;
 use crate::facets::model::FacetQuery;
 use crate::facets::model::{View, ViewKind};
-use crate::facets::ranges::{self, Bucket};
 use crate::facets::planner::plan;
+use crate::facets::ranges::{self, Bucket};
 use crate::facets::response::{FacetAnswer, Row};
 use crate::facets::sparql::equivalent_query;
 use crate::facets::text::{LiteralScanMatcher, TextMatcher};
@@ -138,7 +138,15 @@ impl FacetEngine {
                     bucket: Some(bucket),
                 })
                 .collect();
-            return Ok(answer(&view, ranges.complete, start, total, budget, sparql, rows));
+            return Ok(answer(
+                &view,
+                ranges.complete,
+                start,
+                total,
+                budget,
+                sparql,
+                rows,
+            ));
         }
         let sparql = equivalent_query(query, matcher.as_ref(), &[])
             .map(|q| q.to_string())

@@ -190,7 +190,10 @@ fn view_of(view: JsonView) -> Result<View, SyntaxError> {
         property: view.property.as_deref().map(iri).transpose()?,
         limit: view.limit.unwrap_or(DEFAULT_LIMIT).min(MAX_LIMIT),
         offset: view.offset.unwrap_or(0),
-        buckets: view.buckets.unwrap_or(DEFAULT_BUCKETS).clamp(1, MAX_BUCKETS),
+        buckets: view
+            .buckets
+            .unwrap_or(DEFAULT_BUCKETS)
+            .clamp(1, MAX_BUCKETS),
     })
 }
 

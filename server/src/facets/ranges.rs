@@ -19,6 +19,7 @@
 use crate::facets::budget::{Deadline, EngineError, Ticker};
 use crate::facets::compare::{compare, is_integer_type, is_numeric_type};
 use crate::facets::executor::FocusSet;
+use crate::facets::scan::{self, End};
 use lodestone_store::{Reader, TermId, TermKind};
 use oxrdf::vocab::xsd;
 use oxrdf::{Literal, Term};
@@ -120,34 +121,29 @@ pub fn compute(
         });
     };
     let mut ticker = Ticker::new(deadline);
-    let mut complete = focus.complete;
-    // Pairs in focus order (members are sorted, so an entity's pairs are adjacent).
-    let mut pairs: Vec<(TermId, TermId)> = Vec::new();
+    // Sorted (entity, value) pairs: an entity's pairs are adjacent.
+    let (all_pairs, read_all) =
+        scan::pairs(reader, property, &focus.members, End::Subject, &mut ticker)?;
+    let mut complete = focus.complete && read_all;
+    let mut pairs: Vec<(TermId, TermId)> = Vec::with_capacity(all_pairs.len());
     let mut values: FxHashMap<TermId, Option<(Family, Literal)>> = FxHashMap::default();
-    'members: for x in &focus.members {
-        if let Err(EngineError::OutOfTime) = ticker.tick() {
-            complete = false;
-            break;
+    for (x, value) in all_pairs {
+        if !matches!(value.kind(), TermKind::Literal | TermKind::Integer) {
+            continue;
         }
-        for quad in reader.quads_for_pattern(Some(*x), Some(property), None, None) {
+        if !values.contains_key(&value) {
             if let Err(EngineError::OutOfTime) = ticker.tick() {
                 complete = false;
-                break 'members;
+                break;
             }
-            let value = quad?.object;
-            if !matches!(value.kind(), TermKind::Literal | TermKind::Integer) {
-                continue;
-            }
-            if !values.contains_key(&value) {
-                let decoded = match reader.term(value)? {
-                    Term::Literal(l) => Family::of(&l).map(|f| (f, l)),
-                    _ => None,
-                };
-                values.insert(value, decoded);
-            }
-            if values.get(&value).is_some_and(Option::is_some) {
-                pairs.push((*x, value));
-            }
+            let decoded = match reader.term(value)? {
+                Term::Literal(l) => Family::of(&l).map(|f| (f, l)),
+                _ => None,
+            };
+            values.insert(value, decoded);
+        }
+        if values.get(&value).is_some_and(Option::is_some) {
+            pairs.push((x, value));
         }
     }
     let Some(family) = dominant_family(&pairs, &values) else {
@@ -268,7 +264,9 @@ fn buckets_from_cuts(cuts: Vec<Literal>) -> Vec<Bucket> {
         .enumerate()
         .map(|(i, lower)| Bucket {
             lower: (*lower).clone(),
-            upper: lowers.get(i + 1).map_or_else(|| last.clone(), |u| (*u).clone()),
+            upper: lowers
+                .get(i + 1)
+                .map_or_else(|| last.clone(), |u| (*u).clone()),
             closed: i + 1 == count,
         })
         .collect()
@@ -302,7 +300,12 @@ fn decimal_offsets(span: Decimal, n: usize) -> Option<Vec<Decimal>> {
     Some(offsets)
 }
 
-fn numeric_cuts(values: &[&Literal], min: &Literal, max: &Literal, n: usize) -> Option<Vec<Literal>> {
+fn numeric_cuts(
+    values: &[&Literal],
+    min: &Literal,
+    max: &Literal,
+    n: usize,
+) -> Option<Vec<Literal>> {
     let datatypes = || values.iter().map(|l| l.datatype());
     if datatypes().any(|d| d == xsd::DOUBLE || d == xsd::FLOAT) {
         let (lo, hi) = (as_double(min)?, as_double(max)?);
@@ -416,7 +419,13 @@ mod tests {
         let refs: Vec<&Literal> = values.iter().collect();
         bucket_bounds(family, &refs, n)
             .into_iter()
-            .map(|b| (b.lower.value().to_owned(), b.upper.value().to_owned(), b.closed))
+            .map(|b| {
+                (
+                    b.lower.value().to_owned(),
+                    b.upper.value().to_owned(),
+                    b.closed,
+                )
+            })
             .collect()
     }
 
@@ -464,23 +473,36 @@ mod tests {
 
     #[test]
     fn doubles_round_trip_through_their_literals() {
-        let values = [typed("0.1", xsd::DOUBLE), typed("1e3", xsd::DOUBLE), typed("7", xsd::INTEGER)];
+        let values = [
+            typed("0.1", xsd::DOUBLE),
+            typed("1e3", xsd::DOUBLE),
+            typed("7", xsd::INTEGER),
+        ];
         let refs: Vec<&Literal> = values.iter().collect();
         let buckets = bucket_bounds(Family::Numeric, &refs, 7);
         assert_eq!(buckets.len(), 7);
         assert!(buckets.iter().all(|b| b.lower.datatype() == xsd::DOUBLE));
         for value in &values {
-            assert!(bucket_of(&buckets, &Term::Literal(value.clone())).is_some(), "{value}");
+            assert!(
+                bucket_of(&buckets, &Term::Literal(value.clone())).is_some(),
+                "{value}"
+            );
         }
     }
 
     #[test]
     fn dates_and_years() {
-        let dates = [typed("2008-01-01", xsd::DATE), typed("2008-01-31", xsd::DATE)];
+        let dates = [
+            typed("2008-01-01", xsd::DATE),
+            typed("2008-01-31", xsd::DATE),
+        ];
         let b = bounds(Family::Date, &dates, 3);
         assert_eq!(b.first().map(|b| b.0.as_str()), Some("2008-01-01"));
         assert_eq!(b.get(1).map(|b| b.0.as_str()), Some("2008-01-12"));
-        assert_eq!(b.last().map(|b| (b.1.as_str(), b.2)), Some(("2008-01-31", true)));
+        assert_eq!(
+            b.last().map(|b| (b.1.as_str(), b.2)),
+            Some(("2008-01-31", true))
+        );
         let years = [typed("-0044", xsd::G_YEAR), typed("0014", xsd::G_YEAR)];
         let b = bounds(Family::GYear, &years, 2);
         assert_eq!(

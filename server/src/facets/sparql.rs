@@ -96,7 +96,14 @@ pub fn equivalent_query(
                     )],
                 },
             );
-            return Some(select(bucketed(linked, &value, &focus, buckets, view.offset, view.limit)));
+            return Some(select(bucketed(
+                linked,
+                &value,
+                &focus,
+                buckets,
+                view.offset,
+                view.limit,
+            )));
         }
         ViewKind::Graphs => {
             let inner = GraphPattern::Bgp {

@@ -244,7 +244,10 @@ fn ranged_property(
     x: TermId,
 ) -> anyhow::Result<Option<NamedNode>> {
     let mut candidates = Vec::new();
-    for quad in reader.quads_for_pattern(Some(x), None, None, None).take(200) {
+    for quad in reader
+        .quads_for_pattern(Some(x), None, None, None)
+        .take(200)
+    {
         let quad = quad?;
         let ranged = match quad.object.kind() {
             TermKind::Integer => true,
