@@ -26,6 +26,7 @@ use oxrdf::{Literal, Term};
 use oxsdatatypes::{Date, DateTime, DayTimeDuration, Decimal, Double, GYear};
 use rustc_hash::FxHashMap;
 use std::cmp::Ordering;
+use std::collections::hash_map::Entry;
 use std::str::FromStr;
 
 /// Which values can be bucketed together.
@@ -131,18 +132,21 @@ pub fn compute(
         if !matches!(value.kind(), TermKind::Literal | TermKind::Integer) {
             continue;
         }
-        if !values.contains_key(&value) {
-            if let Err(EngineError::OutOfTime) = ticker.tick() {
-                complete = false;
-                break;
+        let ranged = match values.entry(value) {
+            Entry::Occupied(known) => known.get().is_some(),
+            Entry::Vacant(slot) => {
+                if let Err(EngineError::OutOfTime) = ticker.tick() {
+                    complete = false;
+                    break;
+                }
+                let decoded = match reader.term(value)? {
+                    Term::Literal(l) => Family::of(&l).map(|f| (f, l)),
+                    _ => None,
+                };
+                slot.insert(decoded).is_some()
             }
-            let decoded = match reader.term(value)? {
-                Term::Literal(l) => Family::of(&l).map(|f| (f, l)),
-                _ => None,
-            };
-            values.insert(value, decoded);
-        }
-        if values.get(&value).is_some_and(Option::is_some) {
+        };
+        if ranged {
             pairs.push((x, value));
         }
     }

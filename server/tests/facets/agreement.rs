@@ -158,7 +158,7 @@ fn build(f: &Fixture, spec: &Spec) -> Value {
     }
     root["property"] = properties.into();
     if !view_placed {
-        let ranged = if spec.view_at % 2 == 0 {
+        let ranged = if spec.view_at.is_multiple_of(2) {
             vocab("productPropertyNumeric1")
         } else {
             DC_DATE.to_owned()
