@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Facet engine benchmark: loads a dataset into a temporary store and runs
 # `lodestone-bench facets` on it (p50/p99 per view and depth, share of complete answers).
+# The bench builds the store's text index first (words are matched through it, as the
+# server does): about 4 minutes for BSBM 10k on a busy 2-core machine.
 #
 #   bench/facets.sh [FILE] [BENCH ARGS…]   (default: ../shared/data/bsbm/bsbm-10k.nt.zst)
 set -euo pipefail

@@ -5,6 +5,7 @@
 //!   `COUNT(DISTINCT …)` run through our own `/sparql`, entity lists agree as sets.
 //! - `fct`: requests written after Virtuoso's Facets Web Service documentation.
 //! - `api`: the JSON/XML syntaxes, `GET` URLs and the 400s.
+//! - `ranges`: the `ranges` view's buckets against per-bucket SPARQL counts.
 
 #[path = "facets/agreement.rs"]
 mod agreement;
@@ -17,3 +18,5 @@ mod common;
 mod data;
 #[path = "facets/fct.rs"]
 mod fct;
+#[path = "facets/ranges.rs"]
+mod ranges;

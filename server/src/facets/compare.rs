@@ -1,6 +1,8 @@
 //! Order comparisons of a term with a literal constant, as SPARQL's `<`, `<=`, `>`, `>=`
 //! define them: numbers by value across numeric types, simple strings by code point, booleans,
-//! and date/time values of the same type. Anything else (an IRI, a language-tagged string, a
+//! and date/time values of the same type (`xsd:date`, `xsd:time`, `xsd:gYear` and
+//! `xsd:gYearMonth` as well as `xsd:dateTime`: the store's SPARQL evaluator is built with
+//! SEP-0002 and its calendar extension, so `/sparql` orders them the same way). Anything else (an IRI, a language-tagged string, a
 //! number against a date, an ill-typed literal) cannot be compared, which in a SPARQL `FILTER`
 //! is an error and so false: [`compare`] then answers `None`.
 
@@ -27,6 +29,16 @@ const DECIMAL_TYPES: [NamedNodeRef<'static>; 14] = [
     xsd::UNSIGNED_SHORT,
     xsd::UNSIGNED_BYTE,
 ];
+
+/// Whether a datatype is one of the integer types (derived from `xsd:integer`).
+pub fn is_integer_type(datatype: NamedNodeRef<'_>) -> bool {
+    datatype != xsd::DECIMAL && DECIMAL_TYPES.contains(&datatype)
+}
+
+/// Whether a datatype is numeric: compared by value across all numeric types.
+pub fn is_numeric_type(datatype: NamedNodeRef<'_>) -> bool {
+    DECIMAL_TYPES.contains(&datatype) || datatype == xsd::DOUBLE || datatype == xsd::FLOAT
+}
 
 /// A comparable value.
 #[derive(Debug, PartialEq, PartialOrd)]

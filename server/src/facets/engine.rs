@@ -8,8 +8,9 @@ use crate::facets::budget::{Deadline, EngineError};
 use crate::facets::executor::Executor;
 use crate::facets::labels::Labels;
 use crate::facets::model::FacetQuery;
-use crate::facets::model::ViewKind;
+use crate::facets::model::{View, ViewKind};
 use crate::facets::planner::plan;
+use crate::facets::ranges::{self, Bucket};
 use crate::facets::response::{FacetAnswer, Row};
 use crate::facets::sparql::equivalent_query;
 use crate::facets::text::{LiteralScanMatcher, TextMatcher};
@@ -107,9 +108,6 @@ impl FacetEngine {
             .cloned()
             .ok_or_else(|| StoreError::Evaluation("the facet query has no view".into()))?;
         let matcher = self.matcher();
-        let sparql = equivalent_query(query, matcher.as_ref())
-            .map(|q| q.to_string())
-            .unwrap_or_default();
         let plan = plan(reader, query)?;
         let focus_deadline = Deadline::at(start + budget.mul_f64(FOCUS_SHARE));
         let deadline = Deadline::at(start + budget);
@@ -119,6 +117,40 @@ impl FacetEngine {
             Some(p) => reader.term_id(p.as_ref().into())?,
             None => None,
         };
+        if view.kind == ViewKind::Ranges {
+            let ranges = ranges::compute(reader, &focus, property, view.buckets, deadline)
+                .map_err(engine_error)?;
+            let buckets: Vec<Bucket> = ranges.buckets.iter().map(|(b, _)| b.clone()).collect();
+            let sparql = equivalent_query(query, matcher.as_ref(), &buckets)
+                .map(|q| q.to_string())
+                .unwrap_or_default();
+            let total = ranges.buckets.len() as u64;
+            let rows = ranges
+                .buckets
+                .into_iter()
+                .skip(view.offset)
+                .take(view.limit)
+                .map(|(bucket, count)| Row {
+                    value: bucket.lower.clone().into(),
+                    label: bucket.label(),
+                    count: Some(count),
+                    score: None,
+                    bucket: Some(bucket),
+                })
+                .collect();
+            return Ok(answer(
+                &view,
+                ranges.complete,
+                start,
+                total,
+                budget,
+                sparql,
+                rows,
+            ));
+        }
+        let sparql = equivalent_query(query, matcher.as_ref(), &[])
+            .map(|q| q.to_string())
+            .unwrap_or_default();
         let page = views::compute(reader, &focus, &view, property, plan.rdf_type, deadline)
             .map_err(engine_error)?;
         let labels = Labels::new(reader)?;
@@ -137,17 +169,39 @@ impl FacetEngine {
                 label,
                 count,
                 score,
+                bucket: None,
             });
         }
-        Ok(FacetAnswer {
-            view: view.kind,
-            complete: page.complete,
-            time_ms: u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX),
-            total: page.total,
-            timeout_ms: u64::try_from(budget.as_millis()).unwrap_or(u64::MAX),
+        Ok(answer(
+            &view,
+            page.complete,
+            start,
+            page.total,
+            budget,
             sparql,
             rows,
-        })
+        ))
+    }
+}
+
+/// An answer timed from `start`.
+fn answer(
+    view: &View,
+    complete: bool,
+    start: Instant,
+    total: u64,
+    budget: Duration,
+    sparql: String,
+    rows: Vec<Row>,
+) -> FacetAnswer {
+    FacetAnswer {
+        view: view.kind,
+        complete,
+        time_ms: u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX),
+        total,
+        timeout_ms: u64::try_from(budget.as_millis()).unwrap_or(u64::MAX),
+        sparql,
+        rows,
     }
 }
 

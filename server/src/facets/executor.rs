@@ -13,6 +13,7 @@
 use crate::facets::budget::{Deadline, EngineError, Ticker};
 use crate::facets::compare::compare;
 use crate::facets::planner::{Condition, Plan, PlanEdge, PlanNode};
+use crate::facets::scan::{self, End};
 use crate::facets::text::TextMatcher;
 use lodestone_store::{Reader, TermId};
 use oxrdf::Term;
@@ -253,7 +254,25 @@ impl<'a, 'r, 'db> Executor<'a, 'r, 'db> {
             out.sort_unstable();
             return Ok(out);
         }
-        let others = self.node_set(&edge.node)?;
+        let mut others = self.node_set(&edge.node)?;
+        if scan::scan_is_cheaper(self.reader, p, others.len())? {
+            // Many others: one pass over the property's quads instead of a seek for each.
+            others.sort_unstable();
+            let end = if edge.outgoing {
+                End::Object
+            } else {
+                End::Subject
+            };
+            let (pairs, complete) =
+                scan::pairs_by_scan(self.reader, p, &others, end, &mut self.ticker)?;
+            if !complete {
+                return Err(EngineError::OutOfTime);
+            }
+            let mut out: Vec<TermId> = pairs.into_iter().map(|(_, this)| this).collect();
+            out.sort_unstable();
+            out.dedup();
+            return Ok(out);
+        }
         let mut out = FxHashSet::default();
         for y in others {
             let quads = if edge.outgoing {

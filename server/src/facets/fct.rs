@@ -24,7 +24,7 @@
 use crate::facets::json::{literal, SyntaxError};
 use crate::facets::model::{
     ClassConstraint, Comparison, Direction, Edge, FacetQuery, Node, ValueCondition, View, ViewKind,
-    DEFAULT_LIMIT, MAX_LIMIT,
+    DEFAULT_BUCKETS, DEFAULT_LIMIT, MAX_LIMIT,
 };
 use oxrdf::{NamedNode, Term};
 use quick_xml::events::{BytesStart, Event};
@@ -329,6 +329,7 @@ fn view(frame: &Frame) -> Result<View, SyntaxError> {
         property: (kind_name == "list-count").then(|| NamedNode::new_unchecked(LIST_COUNT_MARK)),
         limit: number("limit")?.unwrap_or(DEFAULT_LIMIT).min(MAX_LIMIT),
         offset: number("offset")?.unwrap_or(0),
+        buckets: DEFAULT_BUCKETS,
     })
 }
 

@@ -4,12 +4,12 @@
 //! The body is the root node: `text`, `class` (`[{"iri", "exclude"?}]`), `value`
 //! (`[{"op", "value" | "iri" | "lo","hi" | "in", "datatype"?, "lang"?}]`), `property` and
 //! `property-of` (`[{"iri", "exclude"?, "node"?}]`; no `node` = the property exists, with
-//! `exclude` = it does not), `view` (`{"type", "property"?, "limit"?, "offset"?}`) on exactly
-//! one node, and `timeout_ms` at the root. Unknown fields are refused, naming the field.
+//! `exclude` = it does not), `view` (`{"type", "property"?, "limit"?, "offset"?, "buckets"?}`)
+//! on exactly one node, and `timeout_ms` at the root. Unknown fields are refused, naming the field.
 
 use crate::facets::model::{
     ClassConstraint, Comparison, Direction, Edge, FacetQuery, Node, ValueCondition, View, ViewKind,
-    DEFAULT_LIMIT, MAX_LIMIT,
+    DEFAULT_BUCKETS, DEFAULT_LIMIT, MAX_BUCKETS, MAX_LIMIT,
 };
 use oxrdf::vocab::xsd;
 use oxrdf::{Literal, NamedNode, Term};
@@ -63,6 +63,7 @@ struct JsonView {
     property: Option<String>,
     limit: Option<usize>,
     offset: Option<usize>,
+    buckets: Option<usize>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -99,6 +100,7 @@ pub fn parse_flat(params: &[(String, String)]) -> Result<FacetQuery, SyntaxError
         property: None,
         limit: None,
         offset: None,
+        buckets: None,
     };
     let mut timeout = None;
     let number = |name: &str, v: &str| {
@@ -116,11 +118,12 @@ pub fn parse_flat(params: &[(String, String)]) -> Result<FacetQuery, SyntaxError
             "view-property" => view.property = Some(v.clone()),
             "limit" => view.limit = Some(usize::try_from(number(name, v)?).unwrap_or(usize::MAX)),
             "offset" => view.offset = Some(usize::try_from(number(name, v)?).unwrap_or(usize::MAX)),
+            "buckets" => view.buckets = Some(usize::try_from(number(name, v)?).unwrap_or(usize::MAX)),
             "timeout_ms" => timeout = Some(Duration::from_millis(number(name, v)?)),
             "format" => {}
             other => {
                 return Err(SyntaxError(format!(
-                    "unknown parameter `{other}`; use q= (the JSON query) or text, class, not-class, view, view-property, limit, offset, timeout_ms, format"
+                    "unknown parameter `{other}`; use q= (the JSON query) or text, class, not-class, view, view-property, limit, offset, buckets, timeout_ms, format"
                 )))
             }
         }
@@ -187,6 +190,10 @@ fn view_of(view: JsonView) -> Result<View, SyntaxError> {
         property: view.property.as_deref().map(iri).transpose()?,
         limit: view.limit.unwrap_or(DEFAULT_LIMIT).min(MAX_LIMIT),
         offset: view.offset.unwrap_or(0),
+        buckets: view
+            .buckets
+            .unwrap_or(DEFAULT_BUCKETS)
+            .clamp(1, MAX_BUCKETS),
     })
 }
 

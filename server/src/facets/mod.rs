@@ -2,8 +2,10 @@
 //!
 //! - [`model`]: the facet tree; [`json`] and [`fct`] read the two syntaxes into it.
 //! - [`planner`] resolves it to ids and re-hangs it from the focus; [`executor`] finds the
-//!   focus set from the most selective constraint; [`views`] counts on ids; [`labels`]
+//!   focus set from the most selective constraint ([`scan`] chooses between look-ups and
+//!   one scan of a predicate); [`views`] counts on ids; [`labels`]
 //!   names what is shown; [`engine`] ties them together with the time budget and the cache.
+//! - [`ranges`] buckets numeric and date values for the `ranges` view.
 //! - [`sparql`] builds the equivalent SPARQL query as algebra; [`text`] is the seam to full
 //!   text search; [`response`] and [`xml`] write answers.
 
@@ -16,7 +18,9 @@ pub mod json;
 pub mod labels;
 pub mod model;
 pub mod planner;
+pub mod ranges;
 pub mod response;
+pub mod scan;
 pub mod sparql;
 pub mod text;
 pub mod views;

@@ -22,6 +22,10 @@ pub const MAX_LIMIT: usize = 10_000;
 pub const MAX_DEPTH: usize = 8;
 /// The most constraints (classes, values, edges) one query may carry in all.
 pub const MAX_CONSTRAINTS: usize = 64;
+/// The default number of buckets of the `ranges` view.
+pub const DEFAULT_BUCKETS: usize = 10;
+/// The most buckets the `ranges` view makes.
+pub const MAX_BUCKETS: usize = 100;
 
 /// A whole facet request: the tree and its time budget.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -137,17 +141,20 @@ pub enum ViewKind {
     Values,
     /// Named graphs holding triples about the entities with counts.
     Graphs,
+    /// Numeric or date values of one property of the entities, bucketed, with counts.
+    Ranges,
 }
 
 impl ViewKind {
     /// Every view, for error messages and documentation.
-    pub const ALL: [Self; 6] = [
+    pub const ALL: [Self; 7] = [
         Self::Entities,
         Self::Classes,
         Self::Properties,
         Self::PropertiesIn,
         Self::Values,
         Self::Graphs,
+        Self::Ranges,
     ];
 
     /// The name used in both syntaxes' responses and in the JSON syntax.
@@ -159,6 +166,7 @@ impl ViewKind {
             Self::PropertiesIn => "properties-in",
             Self::Values => "values",
             Self::Graphs => "graphs",
+            Self::Ranges => "ranges",
         }
     }
 
@@ -173,12 +181,14 @@ impl ViewKind {
 pub struct View {
     /// What is shown.
     pub kind: ViewKind,
-    /// The property whose values are shown (`values` only).
+    /// The property whose values are shown (`values` and `ranges`).
     pub property: Option<NamedNode>,
     /// Rows to return.
     pub limit: usize,
     /// Rows to skip.
     pub offset: usize,
+    /// Number of buckets (`ranges` only; at most [`MAX_BUCKETS`]).
+    pub buckets: usize,
 }
 
 /// Why a tree is not a valid query.
@@ -196,6 +206,9 @@ pub enum ModelError {
     /// `values` without a property.
     #[error("the `values` view needs a `property`")]
     ValuesWithoutProperty,
+    /// `ranges` without a property.
+    #[error("the `ranges` view needs a `property` (whose numeric or date values are bucketed)")]
+    RangesWithoutProperty,
     /// The tree is too deep.
     #[error("the query is deeper than {MAX_DEPTH} levels")]
     TooDeep,
@@ -247,8 +260,12 @@ fn check_node(
         if excluded {
             return Err(ModelError::ViewUnderExclusion);
         }
-        if view.kind == ViewKind::Values && view.property.is_none() {
-            return Err(ModelError::ValuesWithoutProperty);
+        if view.property.is_none() {
+            match view.kind {
+                ViewKind::Values => return Err(ModelError::ValuesWithoutProperty),
+                ViewKind::Ranges => return Err(ModelError::RangesWithoutProperty),
+                _ => {}
+            }
         }
     }
     for edge in &node.edges {
@@ -281,6 +298,7 @@ mod tests {
             property: None,
             limit: DEFAULT_LIMIT,
             offset: 0,
+            buckets: DEFAULT_BUCKETS,
         })
     }
 
@@ -324,6 +342,14 @@ mod tests {
             timeout: None,
         };
         assert_eq!(query.validate(), Err(ModelError::ValuesWithoutProperty));
+        let query = FacetQuery {
+            root: Node {
+                view: view(ViewKind::Ranges),
+                ..Node::default()
+            },
+            timeout: None,
+        };
+        assert_eq!(query.validate(), Err(ModelError::RangesWithoutProperty));
     }
 
     #[test]

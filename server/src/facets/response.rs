@@ -1,6 +1,7 @@
 //! A facet answer, independent of the syntax it is written in.
 
 use crate::facets::model::ViewKind;
+use crate::facets::ranges::Bucket;
 use oxrdf::Term;
 use serde_json::{json, Value};
 
@@ -15,6 +16,8 @@ pub struct Row {
     pub count: Option<u64>,
     /// The ranking score (entities view).
     pub score: Option<f64>,
+    /// The bucket's bounds (`ranges` view; `value` is then its lower bound).
+    pub bucket: Option<Bucket>,
 }
 
 /// A whole answer.
@@ -70,6 +73,11 @@ impl FacetAnswer {
                 }
                 if let Some(score) = row.score {
                     v["score"] = score.into();
+                }
+                if let Some(bucket) = &row.bucket {
+                    v["lower"] = term_json(&bucket.lower.clone().into());
+                    v["upper"] = term_json(&bucket.upper.clone().into());
+                    v["upper_inclusive"] = bucket.closed.into();
                 }
                 v
             })

@@ -6,18 +6,22 @@
 //! are filters on the node's variable (`sameTerm` for `eq`/`neq`/`in`, so that they compare
 //! terms exactly as the engine does). The views project the focus variable:
 //! `SELECT DISTINCT ?eN` for entities, `SELECT ?key (COUNT(DISTINCT ?eN) AS ?count) … GROUP BY
-//! ?key ORDER BY DESC(?count) ?key` for the counting views, with the page's LIMIT/OFFSET. Run
+//! ?key ORDER BY DESC(?count) ?key` for the counting views, with the page's LIMIT/OFFSET.
+//! The `ranges` view lists its buckets in `VALUES (?lower ?upper ?closed)` and counts, per
+//! bucket, the focus terms with a value `?v` such that `?v >= ?lower && (?v < ?upper ||
+//! ?closed && ?v <= ?upper)` (an `OPTIONAL`, so that empty buckets count 0). Run
 //! at `/sparql` (whose default graph is the union of all graphs), it gives the same rows —
 //! as a set: equal counts may be ordered differently.
 
 use crate::facets::model::{Comparison, Direction, FacetQuery, Node, ValueCondition, ViewKind};
+use crate::facets::ranges::Bucket;
 use crate::facets::text::TextMatcher;
 use oxrdf::vocab::rdf;
 use oxrdf::{Literal, NamedNode, Term, Variable};
 use spargebra::algebra::{
     AggregateExpression, AggregateFunction, Expression, Function, GraphPattern, OrderExpression,
 };
-use spargebra::term::{NamedNodePattern, TermPattern, TriplePattern};
+use spargebra::term::{GroundTerm, NamedNodePattern, TermPattern, TriplePattern};
 use spargebra::Query;
 
 /// The variable a view's keys are bound to.
@@ -28,11 +32,17 @@ pub fn key_variable(kind: ViewKind) -> &'static str {
         ViewKind::Properties | ViewKind::PropertiesIn => "property",
         ViewKind::Values => "value",
         ViewKind::Graphs => "graph",
+        ViewKind::Ranges => "lower",
     }
 }
 
-/// Builds the query; `None` only for a query without a view (rejected earlier).
-pub fn equivalent_query(query: &FacetQuery, matcher: &dyn TextMatcher) -> Option<Query> {
+/// Builds the query; `None` only for a query without a view (rejected earlier). `buckets`
+/// are the bounds of a `ranges` view (ignored by the other views).
+pub fn equivalent_query(
+    query: &FacetQuery,
+    matcher: &dyn TextMatcher,
+    buckets: &[Bucket],
+) -> Option<Query> {
     let view = query.view()?.clone();
     let mut builder = Builder {
         matcher,
@@ -74,6 +84,27 @@ pub fn equivalent_query(query: &FacetQuery, matcher: &dyn TextMatcher) -> Option
             focus_term,
         ),
         ViewKind::Values => triple(focus_term, view.property.clone()?.into(), key_term),
+        ViewKind::Ranges => {
+            let value = builder.helper("v");
+            let linked = join(
+                pattern,
+                GraphPattern::Bgp {
+                    patterns: vec![triple(
+                        focus_term,
+                        view.property.clone()?.into(),
+                        TermPattern::Variable(value.clone()),
+                    )],
+                },
+            );
+            return Some(select(bucketed(
+                linked,
+                &value,
+                &focus,
+                buckets,
+                view.offset,
+                view.limit,
+            )));
+        }
         ViewKind::Graphs => {
             let inner = GraphPattern::Bgp {
                 patterns: vec![triple(
@@ -159,6 +190,70 @@ fn counted(
     let projected = GraphPattern::Project {
         inner: Box::new(ordered),
         variables: vec![key.clone(), count.clone()],
+    };
+    slice(projected, offset, limit)
+}
+
+/// `SELECT ?lower ?upper (COUNT(DISTINCT ?focus) AS ?count) { VALUES (?lower ?upper ?closed)
+/// {…} OPTIONAL { pattern FILTER(?v >= ?lower && (?v < ?upper || ?closed && ?v <= ?upper)) } }
+/// GROUP BY ?lower ?upper ORDER BY ?lower`.
+fn bucketed(
+    pattern: GraphPattern,
+    value: &Variable,
+    focus: &Variable,
+    buckets: &[Bucket],
+    offset: usize,
+    limit: usize,
+) -> GraphPattern {
+    let [lower, upper, closed, count] =
+        ["lower", "upper", "closed", "count"].map(Variable::new_unchecked);
+    let var = |v: &Variable| Box::new(Expression::Variable(v.clone()));
+    let table = GraphPattern::Values {
+        variables: vec![lower.clone(), upper.clone(), closed.clone()],
+        bindings: buckets
+            .iter()
+            .map(|b| {
+                vec![
+                    Some(GroundTerm::Literal(b.lower.clone())),
+                    Some(GroundTerm::Literal(b.upper.clone())),
+                    Some(GroundTerm::Literal(Literal::from(b.closed))),
+                ]
+            })
+            .collect(),
+    };
+    let within = and(
+        Expression::GreaterOrEqual(var(value), var(&lower)),
+        Expression::Or(
+            Box::new(Expression::Less(var(value), var(&upper))),
+            Box::new(and(
+                Expression::Variable(closed),
+                Expression::LessOrEqual(var(value), var(&upper)),
+            )),
+        ),
+    );
+    let counted = GraphPattern::Group {
+        inner: Box::new(GraphPattern::LeftJoin {
+            left: Box::new(table),
+            right: Box::new(pattern),
+            expression: Some(within),
+        }),
+        variables: vec![lower.clone(), upper.clone()],
+        aggregates: vec![(
+            count.clone(),
+            AggregateExpression::FunctionCall {
+                name: AggregateFunction::Count,
+                expr: Expression::Variable(focus.clone()),
+                distinct: true,
+            },
+        )],
+    };
+    let ordered = GraphPattern::OrderBy {
+        inner: Box::new(counted),
+        expression: vec![OrderExpression::Asc(Expression::Variable(lower.clone()))],
+    };
+    let projected = GraphPattern::Project {
+        inner: Box::new(ordered),
+        variables: vec![lower, upper, count],
     };
     slice(projected, offset, limit)
 }

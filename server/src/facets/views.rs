@@ -7,6 +7,7 @@
 use crate::facets::budget::{Deadline, EngineError, Ticker};
 use crate::facets::executor::FocusSet;
 use crate::facets::model::{View, ViewKind};
+use crate::facets::scan::{self, End};
 use lodestone_store::{Reader, TermId};
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -34,12 +35,7 @@ pub fn compute(
     let (mut rows, complete) = match view.kind {
         ViewKind::Entities => rank_entities(reader, focus, &mut ticker)?,
         ViewKind::Classes => match rdf_type {
-            Some(t) => count_keys(focus, &mut ticker, |x| {
-                collect(
-                    reader.quads_for_pattern(Some(x), Some(t), None, None),
-                    |q| q.object,
-                )
-            })?,
+            Some(t) => count_objects(reader, focus, t, &mut ticker)?,
             None => (Vec::new(), true),
         },
         ViewKind::Properties => count_keys(focus, &mut ticker, |x| {
@@ -52,13 +48,10 @@ pub fn compute(
                 q.predicate
             })
         })?,
-        ViewKind::Values => match property {
-            Some(p) => count_keys(focus, &mut ticker, |x| {
-                collect(
-                    reader.quads_for_pattern(Some(x), Some(p), None, None),
-                    |q| q.object,
-                )
-            })?,
+        // The counts per value from which `ranges` are bucketed (the engine buckets them in
+        // [`crate::facets::ranges`]).
+        ViewKind::Values | ViewKind::Ranges => match property {
+            Some(p) => count_objects(reader, focus, p, &mut ticker)?,
             None => (Vec::new(), true),
         },
         ViewKind::Graphs => count_keys(focus, &mut ticker, |x| {
@@ -82,6 +75,25 @@ pub fn compute(
         total,
         complete: complete && focus.complete,
     })
+}
+
+/// Counts, per object of `predicate`, the focus terms having it, by look-ups or one scan of
+/// the predicate (whichever is cheaper).
+fn count_objects(
+    reader: &Reader<'_>,
+    focus: &FocusSet,
+    predicate: TermId,
+    ticker: &mut Ticker,
+) -> Result<(Vec<(TermId, f64)>, bool), EngineError> {
+    let (pairs, complete) = scan::pairs(reader, predicate, &focus.members, End::Subject, ticker)?;
+    let mut counts: FxHashMap<TermId, u64> = FxHashMap::default();
+    // The pairs are distinct (focus term, object).
+    for (_, object) in pairs {
+        *counts.entry(object).or_default() += 1;
+    }
+    #[allow(clippy::cast_precision_loss)]
+    let rows = counts.into_iter().map(|(k, c)| (k, c as f64)).collect();
+    Ok((rows, complete))
 }
 
 /// Distinct ids picked from a pattern's quads.

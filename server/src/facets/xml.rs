@@ -57,7 +57,9 @@ fn term_text(term: &Term) -> String {
 }
 
 /// The `/api/facets` answer as XML: `<facets view complete time_ms timeout_ms total>` with
-/// `<sparql>` and `<row count? exact? score?><value type …>…</value><label>…</label></row>`.
+/// `<sparql>` and `<row count? exact? score?><value type …>…</value><label>…</label></row>`;
+/// a `ranges` row adds `<upper type datatype inclusive>…</upper>` (its `value` is the lower
+/// bound).
 pub fn answer_xml(answer: &FacetAnswer) -> Result<Vec<u8>, quick_xml::Error> {
     let mut w = Writer::new(Vec::new());
     w.write_event(Event::Decl(BytesDecl::new("1.0", Some("UTF-8"), None)))?;
@@ -89,6 +91,13 @@ pub fn answer_xml(answer: &FacetAnswer) -> Result<Vec<u8>, quick_xml::Error> {
         let attrs: Vec<(&str, &str)> = attrs.iter().map(|(k, v)| (*k, v.as_str())).collect();
         text_element(&mut w, "value", &attrs, &term_text(&row.value))?;
         text_element(&mut w, "label", &[], &row.label)?;
+        if let Some(bucket) = &row.bucket {
+            let upper = Term::from(bucket.upper.clone());
+            let mut attrs = term_attributes(&upper);
+            attrs.push(("inclusive", bucket.closed.to_string()));
+            let attrs: Vec<(&str, &str)> = attrs.iter().map(|(k, v)| (*k, v.as_str())).collect();
+            text_element(&mut w, "upper", &attrs, &term_text(&upper))?;
+        }
         w.write_event(Event::End(BytesEnd::new("row")))?;
     }
     w.write_event(Event::End(BytesEnd::new("facets")))?;

@@ -141,6 +141,8 @@ fn fct_view_name(query: &FacetQuery) -> &'static str {
         Some(ViewKind::PropertiesIn) => "properties-in",
         Some(ViewKind::Values) => "list-count",
         Some(ViewKind::Graphs) => "graphs",
+        // Not a view of Virtuoso's service (the fct syntax cannot ask for it).
+        Some(ViewKind::Ranges) => "ranges",
         Some(ViewKind::Entities) | None => {
             if query.root.text.is_some() {
                 "text"

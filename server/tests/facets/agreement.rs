@@ -71,20 +71,30 @@ fn pick(list: &[String], i: usize) -> String {
     list[i % list.len()].clone()
 }
 
-const VIEWS: [&str; 6] = [
+const VIEWS: [&str; 7] = [
     "entities",
     "classes",
     "properties",
     "properties-in",
     "values",
     "graphs",
+    "ranges",
 ];
 
-fn view(spec: &Spec, property: &str) -> Value {
+/// The DC date property (`xsd:date` values of products and producers).
+const DC_DATE: &str = "http://purl.org/dc/elements/1.1/date";
+
+/// The view of a spec: `values` of `property`, `ranges` of `ranged` (numeric or date values)
+/// in 1 to 12 buckets.
+fn view(spec: &Spec, property: &str, ranged: &str) -> Value {
     let kind = VIEWS[usize::from(spec.view) % VIEWS.len()];
     let mut v = json!({"type": kind, "limit": 10000});
     if kind == "values" {
         v["property"] = property.into();
+    }
+    if kind == "ranges" {
+        v["property"] = ranged.into();
+        v["buckets"] = (1 + usize::from(spec.view) / VIEWS.len() % 12).into();
     }
     v
 }
@@ -135,20 +145,25 @@ fn build(f: &Fixture, spec: &Spec) -> Value {
         if let Some(feature) = p.others_with_feature {
             let mut others = json!({"property": [{"iri": vocab("productFeature"), "node": {"value": [{"op": "eq", "iri": pick(&f.features, feature)}]}}]});
             if view_at == 2 && !p.exclude {
-                others["view"] = view(spec, RDF_TYPE);
+                others["view"] = view(spec, RDF_TYPE, &vocab("productPropertyNumeric2"));
                 view_placed = true;
             }
             producer["property-of"] = json!([{"iri": vocab("producer"), "node": others}]);
         }
         if view_at == 1 && !p.exclude {
-            producer["view"] = view(spec, &vocab("country"));
+            producer["view"] = view(spec, &vocab("country"), DC_DATE);
             view_placed = true;
         }
         properties.push(json!({"iri": vocab("producer"), "exclude": p.exclude, "node": producer}));
     }
     root["property"] = properties.into();
     if !view_placed {
-        root["view"] = view(spec, &vocab("productFeature"));
+        let ranged = if spec.view_at.is_multiple_of(2) {
+            vocab("productPropertyNumeric1")
+        } else {
+            DC_DATE.to_owned()
+        };
+        root["view"] = view(spec, &vocab("productFeature"), &ranged);
     }
     root
 }
@@ -214,6 +229,7 @@ fn check(f: &Fixture, query: &Value) -> Result<bool, TestCaseError> {
         "classes" => "class",
         "properties" | "properties-in" => "property",
         "values" => "value",
+        "ranges" => "lower",
         _ => "graph",
     };
     let ours: BTreeMap<Key, Option<u64>> = rows

@@ -4,18 +4,27 @@
 //! A query starts at a class (one of the 30 largest) or a word (from the `rdfs:label` of an
 //! instance of one), then follows 0, 1 or 2 IRI-valued properties taken from a real instance
 //! (depth 1, 2, 3 = the focus is the start node, its neighbour, or the neighbour's
-//! neighbour), and asks one view there. Engine calls run in-process without the answer
-//! cache, one at a time, with the default budget of 5 s.
+//! neighbour), and asks one view there (`values` of `rdf:type`; `ranges` of a property with
+//! numeric or date values of the instance reached, when it has one). Words are matched through
+//! the store's text index (`<data>/text-index`, built first when missing or behind), as the
+//! server does. Engine calls run in-process without the answer cache, one at a time, with the
+//! default budget of 5 s.
 
 use crate::rng::Rng;
+use lodestone_indexer::{IndexSettings, TextIndex};
 use lodestone_server::facets::model::{
-    ClassConstraint, Direction, Edge, FacetQuery, Node, View, ViewKind, DEFAULT_TIMEOUT,
+    ClassConstraint, Direction, Edge, FacetQuery, Node, View, ViewKind, DEFAULT_BUCKETS,
+    DEFAULT_TIMEOUT,
 };
+use lodestone_server::facets::ranges::Family;
 use lodestone_server::facets::FacetEngine;
+use lodestone_server::text_index::index_path;
+use lodestone_server::text_match::IndexTextMatcher;
 use lodestone_store::{Reader, Store, StoreOptions, TermId, TermKind};
 use oxrdf::vocab::{rdf, rdfs};
 use oxrdf::{NamedNode, Term};
 use std::path::Path;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// What a query starts from.
@@ -29,6 +38,8 @@ enum Start {
 struct Draw {
     root: Node,
     hops: Vec<NamedNode>,
+    /// A property with numeric or date values of the instance reached (for `ranges`).
+    ranged: Option<NamedNode>,
 }
 
 /// Runs the benchmark and prints one line per (start, depth, view).
@@ -39,7 +50,7 @@ pub fn run(
     seed: u64,
 ) -> anyhow::Result<()> {
     let store = Store::open(data, StoreOptions::default())?;
-    let engine = FacetEngine::default();
+    let engine = FacetEngine::new(Arc::new(IndexTextMatcher::new(text_index(&store, data)?)));
     let mut rng = Rng::new(seed);
     let reader = store.reader();
     let classes: Vec<(TermId, NamedNode)> = reader
@@ -107,12 +118,32 @@ pub fn run(
     Ok(())
 }
 
+/// The store's text index, built now when it is missing or behind the store.
+fn text_index(store: &Store, data: &Path) -> anyhow::Result<Arc<TextIndex>> {
+    let index = TextIndex::open(index_path(data), IndexSettings::default())?;
+    if index.applied() != Some(store.sequence()) {
+        let report = index.rebuild(store, |_| {})?;
+        println!(
+            "text index built: {} entities in {:.1} s",
+            report.entities,
+            report.elapsed.as_secs_f64()
+        );
+    }
+    Ok(Arc::new(index))
+}
+
 fn build(draw: Draw, kind: ViewKind) -> FacetQuery {
+    let property = match kind {
+        ViewKind::Values => Some(rdf::TYPE.into_owned()),
+        ViewKind::Ranges => Some(draw.ranged.unwrap_or_else(|| rdf::TYPE.into_owned())),
+        _ => None,
+    };
     let view = View {
         kind,
-        property: (kind == ViewKind::Values).then(|| rdf::TYPE.into_owned()),
+        property,
         limit: 20,
         offset: 0,
+        buckets: DEFAULT_BUCKETS,
     };
     let mut focus = Node {
         view: Some(view),
@@ -196,9 +227,46 @@ fn draw(
             at = y;
         }
         if path.len() == hops {
-            return Ok(Draw { root, hops: path });
+            let ranged = ranged_property(reader, rng, at)?;
+            return Ok(Draw {
+                root,
+                hops: path,
+                ranged,
+            });
         }
     }
+}
+
+/// A random property of `x` with a numeric or date value.
+fn ranged_property(
+    reader: &Reader<'_>,
+    rng: &mut Rng,
+    x: TermId,
+) -> anyhow::Result<Option<NamedNode>> {
+    let mut candidates = Vec::new();
+    for quad in reader
+        .quads_for_pattern(Some(x), None, None, None)
+        .take(200)
+    {
+        let quad = quad?;
+        let ranged = match quad.object.kind() {
+            TermKind::Integer => true,
+            TermKind::Literal => {
+                matches!(reader.term(quad.object)?, Term::Literal(l) if Family::of(&l).is_some())
+            }
+            _ => false,
+        };
+        if ranged && !candidates.contains(&quad.predicate) {
+            candidates.push(quad.predicate);
+        }
+    }
+    let Some(&p) = candidates.get(rng.below(candidates.len())) else {
+        return Ok(None);
+    };
+    Ok(match reader.term(p)? {
+        Term::NamedNode(n) => Some(n),
+        _ => None,
+    })
 }
 
 /// A word of four letters or more from the entity's `rdfs:label`.

@@ -9,6 +9,7 @@ use super::{blocking, html, layout};
 use crate::error::ApiError;
 use crate::facets::model::{
     ClassConstraint, Direction, Edge, FacetQuery, Node, ValueCondition, View, ViewKind,
+    DEFAULT_BUCKETS,
 };
 use crate::facets::response::FacetAnswer;
 use crate::state::AppState;
@@ -181,6 +182,7 @@ fn view(kind: ViewKind, property: Option<NamedNode>, limit: usize, offset: usize
         property,
         limit,
         offset,
+        buckets: DEFAULT_BUCKETS,
     }
 }
 

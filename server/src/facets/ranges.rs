@@ -1,0 +1,535 @@
+//! The `ranges` view: the focus's numeric or date values of one property, bucketed.
+//!
+//! Values fall into *families* whose members SPARQL can order against each other: numbers
+//! (every numeric datatype), `xsd:dateTime`, `xsd:date` and `xsd:gYear`. The family with the
+//! most (entity, value) pairs is bucketed; values of other families and non-literals are left
+//! out. The buckets split `[min, max]` of that family's values into at most N equal widths:
+//! whole steps for integers, years and days, exact decimal steps for decimals and date-times,
+//! floating point steps when a double is among the values. Every bucket is half-open
+//! `[lower, upper)` except the last, which is closed `[lower, upper]` (its upper bound is the
+//! maximum).
+//!
+//! A value belongs to a bucket exactly when SPARQL's `?v >= lower && ?v < upper` (`<=` for
+//! the last) holds, since membership is decided with [`compare`], which follows SPARQL's
+//! order: the equivalent query with the same bounds counts the same entities. Each count is
+//! the number of distinct focus entities having at least one value in the bucket. Only the
+//! distinct literal values are decoded (inlined integers without the dictionary); IRIs and
+//! blank nodes are skipped on their ids.
+
+use crate::facets::budget::{Deadline, EngineError, Ticker};
+use crate::facets::compare::{compare, is_integer_type, is_numeric_type};
+use crate::facets::executor::FocusSet;
+use crate::facets::scan::{self, End};
+use lodestone_store::{Reader, TermId, TermKind};
+use oxrdf::vocab::xsd;
+use oxrdf::{Literal, Term};
+use oxsdatatypes::{Date, DateTime, DayTimeDuration, Decimal, Double, GYear};
+use rustc_hash::FxHashMap;
+use std::cmp::Ordering;
+use std::collections::hash_map::Entry;
+use std::str::FromStr;
+
+/// Which values can be bucketed together.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Family {
+    /// Every numeric datatype.
+    Numeric,
+    /// `xsd:dateTime`.
+    DateTime,
+    /// `xsd:date`.
+    Date,
+    /// `xsd:gYear`.
+    GYear,
+}
+
+impl Family {
+    /// The family of a literal, if it has one.
+    pub fn of(literal: &Literal) -> Option<Self> {
+        let datatype = literal.datatype();
+        if literal.language().is_some() {
+            None
+        } else if is_numeric_type(datatype) {
+            Some(Self::Numeric)
+        } else if datatype == xsd::DATE_TIME {
+            Some(Self::DateTime)
+        } else if datatype == xsd::DATE {
+            Some(Self::Date)
+        } else if datatype == xsd::G_YEAR {
+            Some(Self::GYear)
+        } else {
+            None
+        }
+    }
+}
+
+/// One bucket's bounds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Bucket {
+    /// The lowest value in the bucket (inclusive).
+    pub lower: Literal,
+    /// The upper bound: exclusive, or inclusive when `closed`.
+    pub upper: Literal,
+    /// Whether `upper` belongs to the bucket (the last bucket only).
+    pub closed: bool,
+}
+
+impl Bucket {
+    /// Whether a value falls in the bucket, as SPARQL's comparisons say.
+    pub fn contains(&self, value: &Term) -> bool {
+        let above = compare(value, &self.lower).is_some_and(Ordering::is_ge);
+        let below = compare(value, &self.upper).is_some_and(|o| {
+            if self.closed {
+                o.is_le()
+            } else {
+                o.is_lt()
+            }
+        });
+        above && below
+    }
+
+    /// `[lower, upper)` or `[lower, upper]`.
+    pub fn label(&self) -> String {
+        format!(
+            "[{}, {}{}",
+            self.lower.value(),
+            self.upper.value(),
+            if self.closed { "]" } else { ")" }
+        )
+    }
+}
+
+/// The buckets of a `ranges` view with their counts.
+#[derive(Debug, Default)]
+pub struct RangeRows {
+    /// Every bucket, lowest first, with the number of distinct focus entities in it.
+    pub buckets: Vec<(Bucket, u64)>,
+    /// Whether every focus entity's values were read.
+    pub complete: bool,
+}
+
+/// Buckets the focus's values of `property` into at most `buckets` ranges.
+pub fn compute(
+    reader: &Reader<'_>,
+    focus: &FocusSet,
+    property: Option<TermId>,
+    buckets: usize,
+    deadline: Deadline,
+) -> Result<RangeRows, EngineError> {
+    let Some(property) = property else {
+        return Ok(RangeRows {
+            buckets: Vec::new(),
+            complete: focus.complete,
+        });
+    };
+    let mut ticker = Ticker::new(deadline);
+    // Sorted (entity, value) pairs: an entity's pairs are adjacent.
+    let (all_pairs, read_all) =
+        scan::pairs(reader, property, &focus.members, End::Subject, &mut ticker)?;
+    let mut complete = focus.complete && read_all;
+    let mut pairs: Vec<(TermId, TermId)> = Vec::with_capacity(all_pairs.len());
+    let mut values: FxHashMap<TermId, Option<(Family, Literal)>> = FxHashMap::default();
+    for (x, value) in all_pairs {
+        if !matches!(value.kind(), TermKind::Literal | TermKind::Integer) {
+            continue;
+        }
+        let ranged = match values.entry(value) {
+            Entry::Occupied(known) => known.get().is_some(),
+            Entry::Vacant(slot) => {
+                if let Err(EngineError::OutOfTime) = ticker.tick() {
+                    complete = false;
+                    break;
+                }
+                let decoded = match reader.term(value)? {
+                    Term::Literal(l) => Family::of(&l).map(|f| (f, l)),
+                    _ => None,
+                };
+                slot.insert(decoded).is_some()
+            }
+        };
+        if ranged {
+            pairs.push((x, value));
+        }
+    }
+    let Some(family) = dominant_family(&pairs, &values) else {
+        return Ok(RangeRows {
+            buckets: Vec::new(),
+            complete,
+        });
+    };
+    let members: Vec<&Literal> = values
+        .values()
+        .flatten()
+        .filter(|(f, _)| *f == family)
+        .map(|(_, l)| l)
+        .collect();
+    let bounds = bucket_bounds(family, &members, buckets);
+    let mut slot: FxHashMap<TermId, Option<usize>> = FxHashMap::default();
+    let mut counts = vec![0u64; bounds.len()];
+    let mut last: Vec<Option<TermId>> = vec![None; bounds.len()];
+    for (x, value) in pairs {
+        let index = *slot.entry(value).or_insert_with(|| {
+            values
+                .get(&value)
+                .and_then(Option::as_ref)
+                .filter(|(f, _)| *f == family)
+                .and_then(|(_, l)| bucket_of(&bounds, &Term::Literal(l.clone())))
+        });
+        if let Some(i) = index {
+            if last[i] != Some(x) {
+                last[i] = Some(x);
+                counts[i] += 1;
+            }
+        }
+    }
+    Ok(RangeRows {
+        buckets: bounds.into_iter().zip(counts).collect(),
+        complete,
+    })
+}
+
+/// The family with the most pairs (ties go to the first in declaration order).
+fn dominant_family(
+    pairs: &[(TermId, TermId)],
+    values: &FxHashMap<TermId, Option<(Family, Literal)>>,
+) -> Option<Family> {
+    let mut counts: FxHashMap<Family, usize> = FxHashMap::default();
+    for (_, value) in pairs {
+        if let Some(Some((family, _))) = values.get(value) {
+            *counts.entry(*family).or_default() += 1;
+        }
+    }
+    counts
+        .into_iter()
+        .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))
+        .map(|(f, _)| f)
+}
+
+/// The bucket holding a value, by binary search over the lower bounds.
+fn bucket_of(bounds: &[Bucket], value: &Term) -> Option<usize> {
+    let after = bounds.partition_point(|b| compare(value, &b.lower).is_some_and(Ordering::is_ge));
+    let index = after.checked_sub(1)?;
+    bounds.get(index)?.contains(value).then_some(index)
+}
+
+/// The buckets over a family's values: `[min, max]` cut into at most `n` equal steps.
+pub fn bucket_bounds(family: Family, values: &[&Literal], n: usize) -> Vec<Bucket> {
+    let n = n.max(1);
+    let Some((min, max)) = extremes(values) else {
+        return Vec::new();
+    };
+    let cuts = match family {
+        Family::Numeric => numeric_cuts(values, min, max, n),
+        Family::GYear => year_cuts(min, max, n),
+        Family::Date => date_cuts(min, max, n),
+        Family::DateTime => date_time_cuts(min, max, n),
+    }
+    .unwrap_or_else(|| vec![min.clone(), max.clone()]);
+    buckets_from_cuts(cuts)
+}
+
+/// The smallest and largest values (values that cannot be ordered against the current
+/// extremes are skipped).
+fn extremes<'a>(values: &[&'a Literal]) -> Option<(&'a Literal, &'a Literal)> {
+    let first = *values.first()?;
+    let mut min = first;
+    let mut max = first;
+    for value in values {
+        let term = Term::Literal((*value).clone());
+        if compare(&term, min) == Some(Ordering::Less) {
+            min = value;
+        }
+        if compare(&term, max) == Some(Ordering::Greater) {
+            max = value;
+        }
+    }
+    Some((min, max))
+}
+
+/// Buckets between consecutive cuts; a cut not above the previous one is dropped, except
+/// that the last (closed) bucket may be a single value.
+fn buckets_from_cuts(cuts: Vec<Literal>) -> Vec<Bucket> {
+    let Some((last, inner)) = cuts.split_last() else {
+        return Vec::new();
+    };
+    let mut lowers: Vec<&Literal> = Vec::new();
+    for cut in inner {
+        let above_previous = lowers.last().is_none_or(|previous| {
+            compare(&Term::Literal(cut.clone()), previous) == Some(Ordering::Greater)
+        });
+        let below_last = lowers.is_empty()
+            || compare(&Term::Literal(cut.clone()), last) != Some(Ordering::Greater);
+        if above_previous && below_last {
+            lowers.push(cut);
+        }
+    }
+    let count = lowers.len();
+    lowers
+        .iter()
+        .enumerate()
+        .map(|(i, lower)| Bucket {
+            lower: (*lower).clone(),
+            upper: lowers
+                .get(i + 1)
+                .map_or_else(|| last.clone(), |u| (*u).clone()),
+            closed: i + 1 == count,
+        })
+        .collect()
+}
+
+/// Offsets `0, step, 2·step, …, span` with a whole step such that at most `n` buckets cover
+/// the `span + 1` whole values.
+fn whole_offsets(span: i128, n: usize) -> Vec<i128> {
+    if span <= 0 {
+        return vec![0, 0];
+    }
+    let n = i128::try_from(n).unwrap_or(i128::MAX);
+    // ceil((span + 1) / n), both positive.
+    let step = ((span + n) / n).max(1);
+    let mut offsets: Vec<i128> = (0..).map(|i| i * step).take_while(|o| *o <= span).collect();
+    offsets.push(span);
+    offsets
+}
+
+/// Offsets `0, step, …, (n-1)·step, span` with an exact decimal step of `span / n`.
+fn decimal_offsets(span: Decimal, n: usize) -> Option<Vec<Decimal>> {
+    let count = i64::try_from(n).ok()?;
+    let step = span.checked_div(count)?;
+    if step <= Decimal::from(0) {
+        return Some(vec![Decimal::from(0), span]);
+    }
+    let mut offsets = (0..count)
+        .map(|i| step.checked_mul(i))
+        .collect::<Option<Vec<_>>>()?;
+    offsets.push(span);
+    Some(offsets)
+}
+
+fn numeric_cuts(
+    values: &[&Literal],
+    min: &Literal,
+    max: &Literal,
+    n: usize,
+) -> Option<Vec<Literal>> {
+    let datatypes = || values.iter().map(|l| l.datatype());
+    if datatypes().any(|d| d == xsd::DOUBLE || d == xsd::FLOAT) {
+        let (lo, hi) = (as_double(min)?, as_double(max)?);
+        let span = hi - lo;
+        if !span.is_finite() || span <= 0.0 {
+            return None;
+        }
+        #[allow(clippy::cast_precision_loss)]
+        let step = span / n as f64;
+        #[allow(clippy::cast_precision_loss)]
+        let mut cuts: Vec<Literal> = (0..n)
+            .map(|i| double_literal(lo + step * i as f64))
+            .collect();
+        cuts.push(double_literal(hi));
+        return Some(cuts);
+    }
+    if datatypes().all(is_integer_type) {
+        let lo: i128 = min.value().parse().ok()?;
+        let hi: i128 = max.value().parse().ok()?;
+        let offsets = whole_offsets(hi.checked_sub(lo)?, n);
+        return offsets
+            .into_iter()
+            .map(|o| {
+                let v = lo.checked_add(o)?;
+                Some(Literal::new_typed_literal(v.to_string(), xsd::INTEGER))
+            })
+            .collect();
+    }
+    let lo = Decimal::from_str(min.value()).ok()?;
+    let hi = Decimal::from_str(max.value()).ok()?;
+    decimal_offsets(hi.checked_sub(lo)?, n)?
+        .into_iter()
+        .map(|o| {
+            let v = lo.checked_add(o)?;
+            Some(Literal::new_typed_literal(v.to_string(), xsd::DECIMAL))
+        })
+        .collect()
+}
+
+fn as_double(literal: &Literal) -> Option<f64> {
+    let d = literal.datatype();
+    let double = if d == xsd::DOUBLE || d == xsd::FLOAT {
+        Double::from_str(literal.value()).ok()?
+    } else {
+        Double::from(Decimal::from_str(literal.value()).ok()?)
+    };
+    Some(f64::from(double))
+}
+
+fn double_literal(value: f64) -> Literal {
+    Literal::new_typed_literal(Double::from(value).to_string(), xsd::DOUBLE)
+}
+
+fn year_cuts(min: &Literal, max: &Literal, n: usize) -> Option<Vec<Literal>> {
+    let lo = i128::from(GYear::from_str(min.value()).ok()?.year());
+    let hi = i128::from(GYear::from_str(max.value()).ok()?.year());
+    whole_offsets(hi - lo, n)
+        .into_iter()
+        .map(|o| {
+            let year = lo + o;
+            let sign = if year < 0 { "-" } else { "" };
+            Some(Literal::new_typed_literal(
+                format!("{sign}{:04}", year.abs()),
+                xsd::G_YEAR,
+            ))
+        })
+        .collect()
+}
+
+fn date_cuts(min: &Literal, max: &Literal, n: usize) -> Option<Vec<Literal>> {
+    let lo = Date::from_str(min.value()).ok()?;
+    let hi = Date::from_str(max.value()).ok()?;
+    let days = i128::from(hi.checked_sub(lo)?.days());
+    whole_offsets(days, n)
+        .into_iter()
+        .map(|o| {
+            let seconds = Decimal::try_from(o.checked_mul(86_400)?).ok()?;
+            let date = lo.checked_add_day_time_duration(DayTimeDuration::new(seconds))?;
+            Some(Literal::new_typed_literal(date.to_string(), xsd::DATE))
+        })
+        .collect()
+}
+
+fn date_time_cuts(min: &Literal, max: &Literal, n: usize) -> Option<Vec<Literal>> {
+    let lo = DateTime::from_str(min.value()).ok()?;
+    let hi = DateTime::from_str(max.value()).ok()?;
+    let span = hi.checked_sub(lo)?.as_seconds();
+    let mut cuts = decimal_offsets(span, n)?
+        .into_iter()
+        .map(|o| {
+            let at = lo.checked_add_day_time_duration(DayTimeDuration::new(o))?;
+            Some(Literal::new_typed_literal(at.to_string(), xsd::DATE_TIME))
+        })
+        .collect::<Option<Vec<_>>>()?;
+    // The maximum itself, not min + span, so that its exact form closes the last bucket.
+    if let Some(last) = cuts.last_mut() {
+        *last = max.clone();
+    }
+    Some(cuts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn typed(v: &str, t: oxrdf::NamedNodeRef<'_>) -> Literal {
+        Literal::new_typed_literal(v, t)
+    }
+
+    fn bounds(family: Family, values: &[Literal], n: usize) -> Vec<(String, String, bool)> {
+        let refs: Vec<&Literal> = values.iter().collect();
+        bucket_bounds(family, &refs, n)
+            .into_iter()
+            .map(|b| {
+                (
+                    b.lower.value().to_owned(),
+                    b.upper.value().to_owned(),
+                    b.closed,
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn integers_get_whole_steps_and_a_closed_last_bucket() {
+        let values: Vec<Literal> = [1, 7, 20].iter().map(|v| Literal::from(*v)).collect();
+        let b = bounds(Family::Numeric, &values, 4);
+        assert_eq!(
+            b,
+            vec![
+                ("1".into(), "6".into(), false),
+                ("6".into(), "11".into(), false),
+                ("11".into(), "16".into(), false),
+                ("16".into(), "20".into(), true),
+            ]
+        );
+        let one = bounds(Family::Numeric, &[Literal::from(5)], 10);
+        assert_eq!(one, vec![("5".into(), "5".into(), true)]);
+        // Fewer whole values than buckets: one bucket per value.
+        let small: Vec<Literal> = [0, 2].iter().map(|v| Literal::from(*v)).collect();
+        assert_eq!(bounds(Family::Numeric, &small, 10).len(), 3);
+    }
+
+    #[test]
+    fn every_value_falls_in_exactly_one_bucket() {
+        let values: Vec<Literal> = ["0.5", "1.25", "3", "9.75", "10"]
+            .iter()
+            .map(|v| typed(v, xsd::DECIMAL))
+            .chain([typed("4", xsd::INTEGER)])
+            .collect();
+        let refs: Vec<&Literal> = values.iter().collect();
+        let buckets = bucket_bounds(Family::Numeric, &refs, 3);
+        assert_eq!(buckets.len(), 3);
+        for value in &values {
+            let term = Term::Literal(value.clone());
+            let holding = buckets.iter().filter(|b| b.contains(&term)).count();
+            assert_eq!(holding, 1, "{value}");
+            assert!(bucket_of(&buckets, &term).is_some(), "{value}");
+        }
+        let outside = Term::Literal(typed("10.5", xsd::DECIMAL));
+        assert_eq!(bucket_of(&buckets, &outside), None);
+        let wrong_family = Term::Literal(typed("2008-01-01", xsd::DATE));
+        assert_eq!(bucket_of(&buckets, &wrong_family), None);
+    }
+
+    #[test]
+    fn doubles_round_trip_through_their_literals() {
+        let values = [
+            typed("0.1", xsd::DOUBLE),
+            typed("1e3", xsd::DOUBLE),
+            typed("7", xsd::INTEGER),
+        ];
+        let refs: Vec<&Literal> = values.iter().collect();
+        let buckets = bucket_bounds(Family::Numeric, &refs, 7);
+        assert_eq!(buckets.len(), 7);
+        assert!(buckets.iter().all(|b| b.lower.datatype() == xsd::DOUBLE));
+        for value in &values {
+            assert!(
+                bucket_of(&buckets, &Term::Literal(value.clone())).is_some(),
+                "{value}"
+            );
+        }
+    }
+
+    #[test]
+    fn dates_and_years() {
+        let dates = [
+            typed("2008-01-01", xsd::DATE),
+            typed("2008-01-31", xsd::DATE),
+        ];
+        let b = bounds(Family::Date, &dates, 3);
+        assert_eq!(b.first().map(|b| b.0.as_str()), Some("2008-01-01"));
+        assert_eq!(b.get(1).map(|b| b.0.as_str()), Some("2008-01-12"));
+        assert_eq!(
+            b.last().map(|b| (b.1.as_str(), b.2)),
+            Some(("2008-01-31", true))
+        );
+        let years = [typed("-0044", xsd::G_YEAR), typed("0014", xsd::G_YEAR)];
+        let b = bounds(Family::GYear, &years, 2);
+        assert_eq!(
+            b,
+            vec![
+                ("-0044".into(), "-0014".into(), false),
+                ("-0014".into(), "0014".into(), true)
+            ]
+        );
+        let times = [
+            typed("2008-01-01T00:00:00Z", xsd::DATE_TIME),
+            typed("2008-01-02T00:00:00Z", xsd::DATE_TIME),
+        ];
+        let b = bounds(Family::DateTime, &times, 4);
+        assert_eq!(b.get(1).map(|b| b.0.as_str()), Some("2008-01-01T06:00:00Z"));
+        assert_eq!(b.len(), 4);
+    }
+
+    #[test]
+    fn families() {
+        assert_eq!(Family::of(&typed("1", xsd::INT)), Some(Family::Numeric));
+        assert_eq!(Family::of(&typed("1", xsd::FLOAT)), Some(Family::Numeric));
+        assert_eq!(Family::of(&Literal::from("1")), None);
+        assert_eq!(Family::of(&typed("1999", xsd::G_YEAR)), Some(Family::GYear));
+    }
+}
