@@ -109,3 +109,9 @@ fuzz:
 		mkdir -p /tmp/lodestone-fuzz/$$t && cp corpus/$$t/* /tmp/lodestone-fuzz/$$t/ && \
 		cargo +nightly fuzz run -s none -O $$t /tmp/lodestone-fuzz/$$t -- -max_total_time=$(FUZZ_SECONDS) || exit 1; \
 	done
+
+# Server time per browsing page type (home, search, lookup, entity, SPARQL, status) on Nomisma.
+.PHONY: bench-ui
+bench-ui: deps
+	$(CARGO) build --release -p lodestone-server --bins
+	$(CARGO_TARGET_DIR)/release/lodestone-bench ui $(BENCH_ARGS)

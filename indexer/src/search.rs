@@ -185,6 +185,45 @@ impl<'a> IndexSearcher<'a> {
         Ok(page)
     }
 
+    /// The summaries of entities found elsewhere (e.g. by the facet engine), in their order:
+    /// label, description, classes and, when `words` are given (the `/api/search` syntax), the
+    /// snippet of their best matching literal. `None` for an entity the snapshot no longer
+    /// holds; the `score` of each hit is 0.
+    pub fn summaries(
+        &self,
+        reader: &Reader<'_>,
+        entities: &[TermId],
+        words: Option<&str>,
+        langs: &[String],
+    ) -> Result<Vec<Option<SearchHit>>, IndexError> {
+        let matcher = match words.map(str::trim).filter(|w| !w.is_empty()) {
+            Some(words) => Some(self.text_query(&self.parse(words)?, langs)?.1),
+            None => None,
+        };
+        let vocabulary = Vocabulary::resolve(reader, self.settings)?;
+        let mut analyzer = self.analyzer(FOLD);
+        let mut out = Vec::with_capacity(entities.len());
+        for id in entities {
+            let Some((mut hit, text)) = self.hit(reader, &vocabulary, *id, 0.0, langs)? else {
+                out.push(None);
+                continue;
+            };
+            if let Some(matcher) = &matcher {
+                if let Some(snippet) = best_snippet(
+                    &text.literals,
+                    |p| text.labels.iter().any(|(l, _)| l.predicate == p),
+                    matcher,
+                    &mut analyzer,
+                ) {
+                    hit.snippet_property = iri_of(reader, snippet.property)?;
+                    hit.snippet = Some(snippet);
+                }
+            }
+            out.push(Some(hit));
+        }
+        Ok(out)
+    }
+
     /// Type-ahead: entities with a label word starting with each typed word, most referenced
     /// first; a label equal to what was typed comes before the rest.
     pub fn autocomplete(

@@ -105,22 +105,29 @@ fn within_one_edit(a: &str, b: &str) -> bool {
 /// Where a query word matched in a literal: the byte range and the word's index.
 type WordMatch = (Range<usize>, usize);
 
+/// How well a literal matches: distinct query words, words spelled as typed, whether a label.
+type SnippetRank = (usize, usize, bool);
+
 /// The best snippet among an entity's literals: the one matching the most distinct query
-/// words (labels win ties), cut to [`SNIPPET_BYTES`] around its first match.
+/// words (exact spellings, then labels, win ties), cut to [`SNIPPET_BYTES`] around its first match.
 pub(crate) fn best_snippet(
     literals: &[LiteralText],
     is_label: impl Fn(TermId) -> bool,
     matcher: &WordMatcher,
     analyzer: &mut TextAnalyzer,
 ) -> Option<Snippet> {
-    let mut best: Option<(usize, bool, &LiteralText, Vec<WordMatch>)> = None;
+    let mut best: Option<(SnippetRank, &LiteralText, Vec<WordMatch>)> = None;
     for literal in literals {
         let mut matched = Vec::new();
         let mut ranges = Vec::new();
+        let mut exact = 0;
         for (token, range) in words_with_offsets(analyzer, &literal.text) {
             if let Some(i) = matcher.matches(&token) {
                 if !matched.contains(&i) {
                     matched.push(i);
+                }
+                if matcher.words.contains(&token) {
+                    exact += 1;
                 }
                 ranges.push((range, i));
             }
@@ -128,15 +135,14 @@ pub(crate) fn best_snippet(
         if matched.is_empty() {
             continue;
         }
-        let key = (matched.len(), is_label(literal.predicate));
-        if best
-            .as_ref()
-            .is_none_or(|(count, label, _, _)| key > (*count, *label))
-        {
-            best = Some((key.0, key.1, literal, ranges));
+        // Most query words first; then words spelled as typed (not a typo's neighbour:
+        // "Athens" before "Athena"); then labels.
+        let key = (matched.len(), exact, is_label(literal.predicate));
+        if best.as_ref().is_none_or(|(best_key, _, _)| key > *best_key) {
+            best = Some((key, literal, ranges));
         }
     }
-    let (_, _, literal, ranges) = best?;
+    let (_, literal, ranges) = best?;
     Some(cut(literal, &ranges))
 }
 
@@ -214,6 +220,18 @@ mod tests {
         let snippet = best_snippet(&literals, |_| false, &matcher, &mut folding_analyzer(&[]))
             .expect("a snippet");
         assert_eq!(snippet.to_html(), "<b>Gold</b> &lt;coin&gt; of <b>Rome</b>");
+    }
+
+    #[test]
+    fn a_word_as_typed_beats_a_typo_neighbour() {
+        let literals = [literal("Athena"), literal("Athens")];
+        let matcher = WordMatcher {
+            words: vec!["athens".into()],
+            prefixes: vec![],
+        };
+        let snippet = best_snippet(&literals, |_| true, &matcher, &mut folding_analyzer(&[]))
+            .expect("a snippet");
+        assert_eq!(snippet.to_html(), "<b>Athens</b>");
     }
 
     #[test]

@@ -145,3 +145,57 @@ fn rank_orders_equal_matches_and_snippets_mark_words() {
     assert_eq!(matches.len(), 2);
     assert!(matches[0].1 >= matches[1].1);
 }
+
+#[test]
+fn summaries_of_entities_found_elsewhere_keep_their_order_and_mark_words() {
+    let (dir, store) = store();
+    add_label(&store, "http://example.org/a", "Silver drachm", "en");
+    add_label(&store, "http://example.org/b", "Gold stater", "en");
+    let index = TextIndex::open(dir.path().join("ti"), IndexSettings::default()).expect("open");
+    index.catch_up(&store).expect("build");
+    let reader = store.reader();
+    let id = |s: &str| {
+        reader
+            .term_id(iri(s).into())
+            .expect("read")
+            .expect("known term")
+    };
+    let entities = [
+        id("http://example.org/b"),
+        id(LABEL),
+        id("http://example.org/a"),
+    ];
+    let langs = vec!["en".to_owned()];
+    let summaries = index
+        .searcher()
+        .summaries(&reader, &entities, Some("gold"), &langs)
+        .expect("summaries");
+    let labels: Vec<Option<String>> = summaries
+        .iter()
+        .map(|s| {
+            s.as_ref()
+                .and_then(|h| h.label.as_ref())
+                .map(|l| l.text.clone())
+        })
+        .collect();
+    assert_eq!(
+        labels,
+        [
+            Some("Gold stater".to_owned()),
+            None,
+            Some("Silver drachm".to_owned())
+        ],
+        "in the order asked; a term that is no entity has no summary"
+    );
+    let gold = summaries[0].as_ref().and_then(|h| h.snippet.as_ref());
+    assert_eq!(
+        gold.map(|s| s.to_html()).as_deref(),
+        Some("<b>Gold</b> stater")
+    );
+    assert!(summaries[2].as_ref().is_some_and(|h| h.snippet.is_none()));
+    let plain = index
+        .searcher()
+        .summaries(&reader, &entities[..1], None, &langs)
+        .expect("summaries without words");
+    assert!(plain[0].as_ref().is_some_and(|h| h.snippet.is_none()));
+}

@@ -115,6 +115,8 @@ await flow("home", async (page) => {
   const classLinks = await page.$$eval(".ui-classes a", (links) => links.map((a) => a.getAttribute("href")));
   expect(classLinks.length > 0, "top classes listed");
   expect(classLinks.every((href) => href.startsWith("/search?class=")), "classes link into faceted search");
+  expect((await page.$$("header nav a[href='/lookup']")).length === 1, "the navigation links to the lookup page");
+  expect((await page.$$(".ui-examples a[href^='/lookup?uri=']")).length === 1, "the home page offers a lookup");
 });
 
 await flow("type-ahead", async (page) => {
@@ -206,7 +208,8 @@ await flow("search", async (page) => {
   const total = async () => parseInt((await page.textContent("#results-heading")).trim(), 10);
   const classTotal = await total();
   expect(classTotal > 0 && (await page.$$(".ui-hits li")).length > 0, "the class has results");
-  expect((await page.$$("#facet-classes ~ ul a")).length > 0, "the classes panel has entries");
+  // The chosen class is a chip, not an entry to choose again.
+  expect(!(await page.$$eval("#facet-classes ~ ul a", (links) => links.map((a) => a.textContent))).includes(className), "the chosen class is not offered again");
   // Show the values of a property, then narrow by one of them.
   const property = page.locator("[aria-labelledby=facet-properties] ul li > a:not(.ui-pivot)").first();
   await Promise.all([page.waitForURL(/values=/), property.click()]);
@@ -232,14 +235,80 @@ await flow("search", async (page) => {
   await check(page, "search-pivot");
   expect((await chips()).some((chip) => chip.startsWith("following")), `the pivot is a chip: ${await chips()}`);
   expect((await total()) > 0, "the pivot leads somewhere");
+  const following = async () => (await chips()).filter((chip) => chip.startsWith("following"));
+  expect((await following()).every((chip) => !chip.includes("http")), `pivot chips name properties by label: ${await following()}`);
+  // A second pivot, from the pivoted set.
+  const onePivot = page.url();
+  const second = page.locator(".ui-pivot").first();
+  await Promise.all([page.waitForURL((url) => url.searchParams.getAll("pivot").length === 2), second.click()]);
+  await check(page, "search-pivot-twice");
+  expect((await following()).length === 2, `two pivots are two chips: ${await following()}`);
+  await page.goBack();
+  expect(page.url() === onePivot, "back returns to the first pivot");
+  await page.goForward();
+  // Dropping the first pivot drops the second too.
+  const firstFollowing = page.locator(".ui-chips li", { hasText: /^following/ }).first().locator("a");
+  await Promise.all([page.waitForURL((url) => !url.searchParams.has("pivot")), firstFollowing.click()]);
+  expect((await following()).length === 0, `no pivot left: ${await chips()}`);
   // Words.
   await page.goto(base + "/search");
   await page.fill("#search-text", "Bohemian");
   await Promise.all([page.waitForURL(/q=Bohemian/), page.press("#search-text", "Enter")]);
   await check(page, "search-words");
   expect((await page.textContent(".ui-hits")).includes("Bohemian"), "a result matches the words");
+  const marked = await page.$$eval(".ui-hits .ui-snippet mark", (marks) => marks.map((m) => m.textContent));
+  expect(marked.length > 0 && marked.every((m) => /bohemian/i.test(m)), `snippets mark the words: ${marked}`);
+  expect((await page.$$("#facet-classes ~ ul a")).length > 0, "the classes panel has entries");
+  const kinds = await page.$$eval(".ui-hits .ui-kinds", (spans) => spans.map((s) => s.textContent));
+  expect(kinds.length > 0 && kinds.every((k) => !k.includes("http")), `results show their classes by name: ${kinds}`);
+  expect((await page.$$(".ui-hits .ui-rank span")).length > 0, "results have rank bars");
   const sparql = await page.getAttribute(".ui-summary a >> text=view as SPARQL", "href");
   expect(sparql.startsWith("/sparql?query="), "view as SPARQL links into the SPARQL page");
+});
+
+// URI lookup: paste an IRI from the data, see its counts, follow to its page; type words,
+// pick a candidate.
+await flow("lookup", async (page) => {
+  await page.goto(base + "/");
+  const example = await page.getAttribute(".ui-examples a[href^='/describe?uri=']", "href");
+  const iri = new URL(example, base).searchParams.get("uri");
+  await Promise.all([page.waitForURL((url) => url.pathname === "/lookup"), page.click("header nav a[href='/lookup']")]);
+  await check(page, "lookup-empty");
+  await page.fill("#lookup-text", iri);
+  await Promise.all([page.waitForURL(/q=/), page.press("#lookup-text", "Enter")]);
+  await check(page, "lookup-iri");
+  const caption = await page.textContent("#lookup-roles caption");
+  const used = parseInt(caption.replace(/\D+/g, " ").trim(), 10);
+  expect(used > 0, `the IRI's statements are counted: ${caption}`);
+  const roles = await page.$$eval("#lookup-roles tbody tr", (rows) => rows.map((r) => Array.from(r.children).map((c) => c.textContent.trim()).join(" ")));
+  expect(roles.some((r) => /^subject [1-9]/.test(r)), `counts by role: ${roles}`);
+  expect((await page.$$("#lookup-graphs tbody tr")).length > 0, "counts by graph");
+  const api = await (await page.request.get(`${base}/api/lookup?uri=${encodeURIComponent(iri)}`)).json();
+  expect(api.usage.total === used, `the page says what /api/lookup says: ${api.usage.total} vs ${used}`);
+  await Promise.all([page.waitForURL((url) => url.pathname === "/describe"), page.click("#lookup-page-link")]);
+  step = "lookup: follow to the page";
+  expect(new URL(page.url()).searchParams.get("uri") === iri, "the link leads to the IRI's page");
+  await page.goto(base + "/lookup");
+  step = "lookup: words";
+  await page.fill("#lookup-text", "Queen");
+  await Promise.all([page.waitForURL(/q=Queen/), page.press("#lookup-text", "Enter")]);
+  await check(page, "lookup-words");
+  const rows = await page.$$eval(".ui-candidates tbody tr", (trs) => trs.map((tr) => parseInt(tr.children[2].textContent, 10)));
+  expect(rows.length > 1, `candidates listed: ${rows.length}`);
+  expect(rows.every((n, i) => i === 0 || rows[i - 1] >= n), `candidates ranked by usage: ${rows}`);
+  const candidate = page.locator(".ui-candidates tbody tr a").first();
+  const candidateIri = await candidate.getAttribute("title");
+  await Promise.all([page.waitForURL(/uri=/), candidate.click()]);
+  await check(page, "lookup-candidate");
+  expect((await page.textContent(".ui-report .ui-iri code")) === candidateIri, "the candidate's report");
+  step = "lookup: an IRI fragment";
+  await page.goto(base + "/lookup?q=" + encodeURIComponent("stardog.com/tutorial/Bohemian"));
+  const fragmentRows = await page.$$eval(".ui-candidates tbody tr a[title]", (links) => links.map((a) => a.title));
+  expect(fragmentRows.length > 0 && fragmentRows.every((t) => t.startsWith("http://stardog.com/tutorial/Bohemian")), `IRIs starting with the fragment: ${fragmentRows}`);
+  step = "lookup: unused IRI";
+  const unused = await page.request.get(base + "/lookup?uri=" + encodeURIComponent("http://example.org/never-used"), { headers: { Accept: "text/html" }, failOnStatusCode: false });
+  expect(unused.status() === 404, `an unused IRI is a 404 page: ${unused.status()}`);
+  expect((await unused.text()).includes("not used in this store"), "and says so");
 });
 
 await browser.close();

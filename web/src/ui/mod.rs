@@ -5,6 +5,7 @@
 pub mod assets;
 pub mod home;
 pub mod links;
+pub mod lookup;
 pub mod prefixes;
 pub mod search;
 pub mod sparql;

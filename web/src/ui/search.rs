@@ -43,6 +43,43 @@ pub struct FacetPanel {
     pub partial: bool,
 }
 
+/// A piece of a snippet; matched words are marked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Segment {
+    /// The text.
+    pub text: String,
+    /// Whether it matched the words searched for.
+    pub marked: bool,
+}
+
+/// `text` cut into segments at the byte ranges in `marks` (in order, not overlapping); a
+/// range out of order or not on character boundaries is left unmarked.
+pub fn segments(text: &str, marks: &[std::ops::Range<usize>]) -> Vec<Segment> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    let mut push = |piece: &str, marked: bool| {
+        if !piece.is_empty() {
+            out.push(Segment {
+                text: piece.to_owned(),
+                marked,
+            });
+        }
+    };
+    for range in marks {
+        let (Some(before), Some(marked)) = (
+            text.get(at..range.start.max(at)),
+            text.get(range.start.max(at)..range.end.max(at)),
+        ) else {
+            continue;
+        };
+        push(before, false);
+        push(marked, true);
+        at = range.end.max(at);
+    }
+    push(text.get(at..).unwrap_or_default(), false);
+    out
+}
+
 /// One result.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ResultRow {
@@ -52,6 +89,10 @@ pub struct ResultRow {
     pub iri: String,
     /// Its page.
     pub href: String,
+    /// Its classes, by label.
+    pub classes: Vec<String>,
+    /// The literal that best matches the words (or a description), matches marked.
+    pub snippet: Vec<Segment>,
     /// Rank relative to the best result on the page, 0–100.
     pub rank: u32,
 }
@@ -98,5 +139,34 @@ impl SearchPage {
     /// The page as HTML.
     pub fn to_html(&self) -> Result<String, WebError> {
         Ok(self.render()?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shown(segments: &[Segment]) -> String {
+        segments
+            .iter()
+            .map(|s| {
+                if s.marked {
+                    format!("[{}]", s.text)
+                } else {
+                    s.text.clone()
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn snippets_mark_their_ranges() {
+        assert_eq!(
+            shown(&segments("Gold coin of Athens", &[0..4, 13..19])),
+            "[Gold] coin of [Athens]"
+        );
+        assert_eq!(shown(&segments("no match", &[])), "no match");
+        // Out of bounds or inside a character: left unmarked, nothing lost.
+        assert_eq!(shown(&segments("é x", &[1..2, 3..9])), "é x");
     }
 }

@@ -10,7 +10,8 @@
 //! - `crash`: graph replacements while the server is killed with SIGKILL, restarted, checked;
 //! - `concurrency`: 32 readers and a writer replacing a 10,000-quad graph every second;
 //! - `load-http`: wrk on a list of requests against the sample dataset, memory before/after;
-//! - `facets`: facet engine latency per view and depth from random classes and words.
+//! - `facets`: facet engine latency per view and depth from random classes and words;
+//! - `ui`: server time per browsing page type (home, search, lookup, entity, SPARQL, status).
 
 mod bsbm;
 mod concurrency;
@@ -23,6 +24,7 @@ mod replace_http;
 mod rng;
 mod search;
 mod trickle;
+mod ui;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -114,6 +116,9 @@ enum Command {
         #[arg(long, default_value_t = 42)]
         seed: u64,
     },
+    /// Server time (p50/p99) per browsing page type — home, search, lookup, entity page,
+    /// SPARQL page, status — on a real dataset (the real server with its text index).
+    Ui(ui::UiArgs),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -141,6 +146,7 @@ fn main() -> anyhow::Result<()> {
         Command::ReplaceHttp(args) => replace_http::run(&args),
         Command::Search(args) => search::run(&args),
         Command::Pages(args) => pages::run(&args),
+        Command::Ui(args) => ui::run(&args),
         Command::Crash(args) => crash::run(&args),
         Command::Concurrency(args) => concurrency::run(&args),
         Command::LoadHttp(args) => load_http::run(&args),

@@ -66,7 +66,7 @@ pub async fn lookup(
         match (params.iri("uri")?, params.get("q")?) {
             (Some(uri), None) => {
                 run_blocking(&state, move |store, index| {
-                    uri_report(store, index, &uri, &langs)
+                    uri_report(store, index, &uri, &langs).map(|r| r.to_json())
                 })
                 .await
             }
@@ -74,7 +74,7 @@ pub async fn lookup(
                 let q = q.to_owned();
                 let limit = params.count("limit", CANDIDATES, 100)?;
                 run_blocking(&state, move |store, index| {
-                    candidates(store, index, &q, &langs, limit)
+                    candidates(store, index, &q, &langs, limit).map(|c| c.to_json())
                 })
                 .await
             }
@@ -96,12 +96,36 @@ fn store_error(error: lodestone_store::StoreError) -> ApiError {
     ApiError::from_store(error, Duration::ZERO)
 }
 
-fn uri_report(
+/// What `uri=` answers: one IRI's label, classes and usage statistics.
+#[derive(Debug, Clone)]
+pub(crate) struct UriReport {
+    /// The IRI.
+    pub uri: String,
+    /// Its best label for the requested languages.
+    pub label: Option<String>,
+    /// Its classes (IRIs).
+    pub classes: Vec<String>,
+    /// Its usage.
+    pub usage: usage::UsageReport,
+}
+
+impl UriReport {
+    fn to_json(&self) -> Value {
+        let mut report = self.usage.to_json();
+        report["uri"] = self.uri.as_str().into();
+        report["label"] = self.label.clone().into();
+        report["classes"] = self.classes.clone().into();
+        report
+    }
+}
+
+/// The usage report of an IRI used in the store (404 otherwise). Blocking.
+pub(crate) fn uri_report(
     store: &Store,
     index: &TextIndex,
     uri: &str,
     langs: &[String],
-) -> Result<Value, ApiError> {
+) -> Result<UriReport, ApiError> {
     let reader = store.reader();
     let node = NamedNodeRef::new(uri).map_err(|e| bad("uri", &e.to_string()))?;
     let id = reader
@@ -109,14 +133,14 @@ fn uri_report(
         .map_err(store_error)?
         .filter(|id| reader.usage(*id).is_ok_and(|u| !u.is_unused()))
         .ok_or_else(|| ApiError::NotFound(format!("the IRI <{uri}> is not used in this store")))?;
-    let mut report = usage::statistics(&reader, id).map_err(store_error)?;
-    report["uri"] = uri.into();
-    report["label"] = index
-        .best_label(&reader, id, langs)
-        .map_err(super::index_error)?
-        .into();
-    report["classes"] = classes_of(&reader, id)?.into();
-    Ok(report)
+    Ok(UriReport {
+        uri: uri.to_owned(),
+        label: index
+            .best_label(&reader, id, langs)
+            .map_err(super::index_error)?,
+        classes: classes_of(&reader, id)?,
+        usage: usage::UsageReport::read(&reader, id).map_err(store_error)?,
+    })
 }
 
 fn classes_of(reader: &Reader<'_>, id: lodestone_store::TermId) -> Result<Vec<String>, ApiError> {
@@ -163,13 +187,79 @@ fn iri_prefixes(q: &str) -> Vec<String> {
     Vec::new()
 }
 
-fn candidates(
+/// How `q=` was read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum MatchedBy {
+    /// As words of labels and text.
+    Label,
+    /// As the start of IRIs.
+    Iri,
+}
+
+/// One candidate IRI of `q=`.
+#[derive(Debug, Clone)]
+pub(crate) struct Candidate {
+    /// The IRI.
+    pub uri: String,
+    /// Its best label.
+    pub label: Option<String>,
+    /// Its classes (IRIs).
+    pub classes: Vec<String>,
+    /// Quads using it in any position.
+    pub usage: u64,
+    /// Quads with it as subject and as object, for entities of the text index.
+    pub roles: Option<(u64, u64)>,
+}
+
+/// What `q=` answers: candidate IRIs, most used first.
+#[derive(Debug, Clone)]
+pub(crate) struct Candidates {
+    /// The query as given.
+    pub query: String,
+    /// How it was read.
+    pub matched_by: MatchedBy,
+    /// The candidates.
+    pub results: Vec<Candidate>,
+}
+
+impl Candidates {
+    fn to_json(&self) -> Value {
+        let results: Vec<Value> = self
+            .results
+            .iter()
+            .map(|c| {
+                let mut v = json!({
+                    "uri": c.uri,
+                    "label": c.label,
+                    "classes": c.classes,
+                    "usage": c.usage,
+                });
+                if let Some((as_subject, as_object)) = c.roles {
+                    v["asObject"] = as_object.into();
+                    v["asSubject"] = as_subject.into();
+                }
+                v
+            })
+            .collect();
+        json!({
+            "query": self.query,
+            "matchedBy": match self.matched_by {
+                MatchedBy::Label => "label",
+                MatchedBy::Iri => "iri",
+            },
+            "results": results,
+        })
+    }
+}
+
+/// Candidate IRIs for words or an IRI fragment, most used first, at most `limit`. Blocking.
+pub(crate) fn candidates(
     store: &Store,
     index: &TextIndex,
     q: &str,
     langs: &[String],
     limit: usize,
-) -> Result<Value, ApiError> {
+) -> Result<Candidates, ApiError> {
     let reader = store.reader();
     let searcher = index.searcher();
     let prefixes = iri_prefixes(q);
@@ -188,7 +278,7 @@ fn candidates(
             .search(&reader, &request)
             .map_err(index_error)?
             .hits;
-        "label"
+        MatchedBy::Label
     } else {
         for prefix in &prefixes {
             hits.extend(
@@ -208,38 +298,37 @@ fn candidates(
                 }
             }
         }
-        "iri"
+        MatchedBy::Iri
     };
-    let mut results: Vec<(u64, Value)> = Vec::new();
-    for hit in &hits {
+    let mut results: Vec<Candidate> = Vec::new();
+    for hit in hits {
         let usage = reader.usage(hit.id).map_err(store_error)?;
-        results.push((
-            usage.total(),
-            json!({
-                "uri": hit.iri,
-                "label": hit.label.as_ref().map(|l| &l.text),
-                "classes": hit.classes,
-                "usage": usage.total(),
-                "asObject": usage.as_object,
-                "asSubject": usage.as_subject,
-            }),
-        ));
+        results.push(Candidate {
+            uri: hit.iri,
+            label: hit.label.map(|l| l.text),
+            classes: hit.classes,
+            usage: usage.total(),
+            roles: Some((usage.as_subject, usage.as_object)),
+        });
     }
     for (uri, total) in extra {
-        results.push((
-            total,
-            json!({ "uri": uri, "label": null, "classes": [], "usage": total }),
-        ));
+        results.push(Candidate {
+            uri,
+            label: None,
+            classes: Vec::new(),
+            usage: total,
+            roles: None,
+        });
     }
-    results.sort_by_key(|r| std::cmp::Reverse(r.0));
+    results.sort_by_key(|c| std::cmp::Reverse(c.usage));
     let mut seen = std::collections::HashSet::new();
-    results.retain(|(_, v)| seen.insert(v["uri"].to_string()));
+    results.retain(|c| seen.insert(c.uri.clone()));
     results.truncate(limit);
-    Ok(json!({
-        "query": q,
-        "matchedBy": matched_by,
-        "results": results.into_iter().map(|(_, v)| v).collect::<Vec<_>>(),
-    }))
+    Ok(Candidates {
+        query: q.to_owned(),
+        matched_by,
+        results,
+    })
 }
 
 #[cfg(test)]

@@ -9,9 +9,9 @@
 mod api;
 mod dbpedia;
 mod format;
-mod lookup;
+pub(crate) mod lookup;
 mod params;
-mod usage;
+pub(crate) mod usage;
 
 use crate::error::ApiError;
 use crate::state::AppState;
@@ -45,7 +45,7 @@ pub fn router(_state: &AppState) -> Router<AppState> {
 
 /// Runs search work on a blocking thread with an engine slot, once the index reflects every
 /// commit made before the call.
-async fn run_blocking<T: Send + 'static>(
+pub(crate) async fn run_blocking<T: Send + 'static>(
     state: &AppState,
     work: impl FnOnce(&Store, &TextIndex) -> Result<T, ApiError> + Send + 'static,
 ) -> Result<T, ApiError> {

@@ -1,5 +1,6 @@
 //! `GET /`: what the dataset is, its size, its main classes and a few places to start.
 
+use super::names::Names;
 use super::{blocking, html, layout};
 use crate::error::ApiError;
 use crate::state::AppState;
@@ -8,9 +9,10 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use lodestone_store::Reader;
 use lodestone_web::ui::home::{ClassCount, Example, HomePage};
-use lodestone_web::ui::{links, Prefixes};
+use lodestone_web::ui::links::{self, with_query};
 use oxrdf::vocab::rdf;
 use oxrdf::Term;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Classes listed on the home page.
@@ -27,8 +29,15 @@ pub(super) async fn home(State(state): State<AppState>) -> Result<Response, ApiE
             .map_err(|e| ApiError::from_store(e, Duration::ZERO))?;
         let reader = reading.store().reader();
         let prefixes = super::sparql::dataset_prefixes(&reader)?;
-        let classes = top_classes(&reader, &prefixes)?;
-        let mut examples = first_instances(&reader, &classes, &prefixes)?;
+        let mut names = Names::new(&reader, reading.text_index().map(Arc::as_ref), &prefixes);
+        let classes = top_classes(&reader, &mut names)?;
+        let (mut examples, first) = first_instances(&reader, &classes, &mut names)?;
+        if let Some(entity) = first {
+            examples.push(Example {
+                text: format!("Lookup: how {} is used", names.iri(&entity)?),
+                href: with_query("/lookup", &[("uri", &entity)]),
+            });
+        }
         if let Some(class) = classes.first() {
             examples.push(Example {
                 text: format!("SPARQL: ten {} and their properties", class.name),
@@ -54,12 +63,15 @@ fn store_error(error: lodestone_store::StoreError) -> ApiError {
 }
 
 /// The classes with most instances, as links into faceted search.
-fn top_classes(reader: &Reader<'_>, prefixes: &Prefixes) -> Result<Vec<ClassCount>, ApiError> {
+fn top_classes(
+    reader: &Reader<'_>,
+    names: &mut Names<'_, '_>,
+) -> Result<Vec<ClassCount>, ApiError> {
     let mut out = Vec::new();
     for (id, count) in reader.top_classes(TOP_CLASSES).map_err(store_error)? {
         if let Term::NamedNode(class) = reader.term(id).map_err(store_error)? {
             out.push(ClassCount {
-                name: prefixes.short(class.as_str()),
+                name: names.iri(class.as_str())?,
                 href: links::search_class(class.as_str()),
                 iri: class.into_string(),
                 count,
@@ -69,15 +81,16 @@ fn top_classes(reader: &Reader<'_>, prefixes: &Prefixes) -> Result<Vec<ClassCoun
     Ok(out)
 }
 
-/// One instance of each of the first classes, linking to its page.
+/// One instance of each of the first classes, linking to its page, and the first of them.
 fn first_instances(
     reader: &Reader<'_>,
     classes: &[ClassCount],
-    prefixes: &Prefixes,
-) -> Result<Vec<Example>, ApiError> {
+    names: &mut Names<'_, '_>,
+) -> Result<(Vec<Example>, Option<String>), ApiError> {
     let Some(rdf_type) = reader.term_id(rdf::TYPE.into()).map_err(store_error)? else {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), None));
     };
+    let mut first_entity = None;
     let mut out = Vec::new();
     for class in classes.iter().take(EXAMPLE_CLASSES) {
         let Some(class_id) = reader
@@ -94,11 +107,12 @@ fn first_instances(
         if let Some(quad) = first {
             if let Term::NamedNode(entity) = reader.term(quad.subject).map_err(store_error)? {
                 out.push(Example {
-                    text: format!("A {}: {}", class.name, prefixes.short(entity.as_str())),
+                    text: format!("A {}: {}", class.name, names.iri(entity.as_str())?),
                     href: links::describe(entity.as_str()),
                 });
+                first_entity.get_or_insert_with(|| entity.into_string());
             }
         }
     }
-    Ok(out)
+    Ok((out, first_entity))
 }

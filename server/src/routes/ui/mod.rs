@@ -1,5 +1,5 @@
-//! The browsing pages: home `/`, faceted search `/search`, `/status` and `/sparql` for a
-//! browser, and their static files.
+//! The browsing pages: home `/`, faceted search `/search`, URI lookup `/lookup`, `/status` and
+//! `/sparql` for a browser, and their static files.
 //!
 //! Handlers gather plain values on a blocking thread and hand them to `lodestone_web`, which
 //! renders them (escaped) into the shared layout. A page is chosen over a program's format only
@@ -7,6 +7,8 @@
 //! clients keep their JSON and results (see [`prefers_html`]).
 
 mod home;
+mod lookup;
+mod names;
 mod search;
 pub mod sparql;
 pub mod status;
@@ -26,6 +28,7 @@ pub fn router() -> Router<AppState> {
     Router::new()
         .route("/", get(home::home))
         .route("/search", get(search::search))
+        .route("/lookup", get(lookup::lookup))
         .route("/static/{file}", get(asset))
         .route("/favicon.ico", get(favicon))
 }
