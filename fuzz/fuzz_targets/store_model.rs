@@ -47,7 +47,8 @@ fuzz_target!(|data: &[u8]| {
                         .graph_id_for_insert(q.graph_name.as_ref())
                         .expect("graph");
                     transaction.clear_graph(graph).expect("clear");
-                    let suffix = format!(" {} .", q.graph_name);
+                    // A quad prints as `<s> <p> <o> <g>` (no final dot).
+                    let suffix = format!(" {}", q.graph_name);
                     pending.retain(|line| match &q.graph_name {
                         GraphName::DefaultGraph => line.matches('<').count() != 3,
                         _ => !line.ends_with(&suffix),

@@ -189,6 +189,8 @@ pub struct FileConfig {
     pub max_header_bytes: Option<ByteSize>,
     /// See `--site-description`.
     pub site_description: Option<String>,
+    /// The `[sparql]` table: where `SERVICE` may call.
+    pub sparql: Option<crate::federation::SparqlFileConfig>,
 }
 
 /// The smallest `max_header_bytes`: hyper's read buffer cannot be smaller.
@@ -291,6 +293,8 @@ pub struct ServerSettings {
     pub max_header_bytes: usize,
     /// The browsing pages (home, search, lookup, SPARQL editor, status).
     pub ui: crate::routes::ui::UiSettings,
+    /// Where `SERVICE` calls may go.
+    pub service: crate::federation::ServicePolicy,
 }
 
 impl Default for ServerSettings {
@@ -309,6 +313,7 @@ impl Default for ServerSettings {
             read_timeout: Duration::from_secs(30),
             max_header_bytes: 64 << 10,
             ui: crate::routes::ui::UiSettings::default(),
+            service: crate::federation::ServicePolicy::default(),
         }
     }
 }
@@ -713,6 +718,12 @@ impl Config {
                         "LODESTONE_SITE_DESCRIPTION"
                     )
                     .map(|(text, _)| text),
+                },
+                service: match &file.sparql {
+                    None => crate::federation::ServicePolicy::default(),
+                    Some(table) => table
+                        .policy()
+                        .map_err(|(key, reason)| invalid(key, Origin::File(path), reason))?,
                 },
             },
             config_file: None,

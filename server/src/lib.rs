@@ -12,6 +12,7 @@ pub mod config;
 pub mod error;
 pub mod extract;
 pub mod facets;
+pub mod federation;
 pub mod respond;
 mod restore;
 pub mod routes;

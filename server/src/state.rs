@@ -96,8 +96,11 @@ impl AppState {
     /// Query options with the extension functions this server offers (the text match once a
     /// text index is attached).
     pub fn query_options(&self) -> lodestone_store::sparql::QueryOptions {
+        let service =
+            crate::federation::HttpEndpoint::new(Arc::new(self.settings().service.clone()));
         let options = lodestone_store::sparql::QueryOptions::default()
-            .with_default_graph_as_union(self.settings().union_default_graph);
+            .with_default_graph_as_union(self.settings().union_default_graph)
+            .with_service(Arc::new(service));
         match self.inner.text_function.get() {
             Some((name, function)) => options.with_function(name.clone(), Arc::clone(function)),
             None => options,

@@ -279,7 +279,7 @@ fn load_of_a_url_and_service_to_loopback_make_no_request() {
         &server,
         &format!("SELECT * WHERE {{ SERVICE <{target}> {{ ?s ?p ?o }} }}"),
     );
-    assert_eq!(response.status(), 400);
+    assert_eq!(response.status(), 403);
     let response = post_query(
         &server,
         &format!(
@@ -287,7 +287,7 @@ fn load_of_a_url_and_service_to_loopback_make_no_request() {
             server.base
         ),
     );
-    assert_eq!(response.status(), 400);
+    assert_eq!(response.status(), 403);
     std::thread::sleep(Duration::from_millis(200));
     assert!(listener.accept().is_err(), "the server made no request");
     assert_prompt_and_healthy(&server, start, "LOAD and SERVICE");

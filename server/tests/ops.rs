@@ -1,5 +1,5 @@
 //! Running it for real, with the `lodestone` binary: the memory budget, SIGTERM with a write
-//! in flight, backup and restore, and a short crash test (SIGKILL during writes).
+//! or a long query in flight, backup and restore, and a short crash test (SIGKILL during writes).
 
 use reqwest::blocking::Client;
 use std::io::{BufRead, BufReader};
@@ -185,6 +185,55 @@ fn sigterm_lets_the_write_in_flight_finish_and_flushes() {
         "SELECT (COUNT(*) AS ?n) WHERE { GRAPH <http://e/g> { ?s ?p ?o } }",
     );
     assert_eq!(n, 50_000);
+}
+
+/// SIGTERM while a long query runs: the query ends at its time budget at the latest (answered
+/// `503 timeout`, or `200` had it finished), and the process then exits cleanly; it does not
+/// hang on the query nor die without answering it.
+#[test]
+fn sigterm_during_a_long_query_exits_cleanly_within_the_budget() {
+    const BUDGET_SECS: u64 = 4;
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Server::start(
+        &dir.path().join("data"),
+        &["--query-timeout", &BUDGET_SECS.to_string()],
+    );
+    // A cartesian product of the sample dataset with itself, three times: never done in time.
+    let url = server.url("/sparql");
+    let query = std::thread::spawn(move || {
+        client()
+            .get(url)
+            .query(&[(
+                "query",
+                "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }",
+            )])
+            .header("Accept", "application/sparql-results+json")
+            .send()
+            .map(|r| {
+                let status = r.status().as_u16();
+                let body: serde_json::Value = r.json().unwrap_or_default();
+                (status, body["code"].as_str().unwrap_or("").to_owned())
+            })
+    });
+    let start = Instant::now();
+    while server.in_flight() == 0 {
+        assert!(start.elapsed() < Duration::from_secs(30), "the query runs");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let signalled = Instant::now();
+    server.sigterm();
+    let answer = query.join().expect("query thread");
+    match answer {
+        Ok((503, code)) => assert_eq!(code, "timeout"),
+        Ok((200, _)) => {}
+        other => panic!("the query in flight was not answered: {other:?}"),
+    }
+    let bound = Duration::from_secs(BUDGET_SECS + 6);
+    assert!(
+        server.wait_exit(bound),
+        "clean exit within {bound:?} of SIGTERM"
+    );
+    assert!(signalled.elapsed() < bound);
 }
 
 fn lodestone(args: &[&str]) -> std::process::Output {

@@ -2,8 +2,10 @@
 //! ids, and updates applied as one [`crate::Transaction`] per request.
 
 mod dataset;
+mod service;
 mod update;
 
+pub use service::RemoteEndpoint;
 pub use spareval::{CancellationToken, QueryResults, QuerySolution, QuerySolutionIter};
 pub use spargebra::{Query, SparqlParser, SparqlSyntaxError, Update};
 pub use update::{execute_update, UpdateOptions};
@@ -28,6 +30,8 @@ pub struct QueryOptions {
     pub cancellation: Option<CancellationToken>,
     /// Extension functions, such as the server's text-index match.
     pub functions: Vec<(NamedNode, CustomFunction)>,
+    /// Where `SERVICE` blocks are evaluated; `None` refuses them all.
+    pub service: Option<Arc<dyn RemoteEndpoint>>,
 }
 
 impl QueryOptions {
@@ -49,8 +53,15 @@ impl QueryOptions {
         self
     }
 
+    /// The endpoint that evaluates `SERVICE` blocks (by default they are refused).
+    pub fn with_service(mut self, endpoint: Arc<dyn RemoteEndpoint>) -> Self {
+        self.service = Some(endpoint);
+        self
+    }
+
     pub(crate) fn evaluator(&self) -> QueryEvaluator {
-        let mut evaluator = QueryEvaluator::new();
+        let mut evaluator = QueryEvaluator::new()
+            .with_default_service_handler(service::ServiceAdapter(self.service.clone()));
         for (name, function) in &self.functions {
             let function = Arc::clone(function);
             evaluator = evaluator.with_custom_function(name.clone(), move |args| function(args));
@@ -118,10 +129,12 @@ pub fn evaluate_query<'a, 'db: 'a>(
 pub fn evaluation_error(error: QueryEvaluationError) -> StoreError {
     match error {
         QueryEvaluationError::Cancelled => StoreError::Cancelled,
-        QueryEvaluationError::Dataset(e) => match e.downcast::<StoreError>() {
-            Ok(e) => *e,
-            Err(e) => StoreError::Evaluation(e.to_string()),
-        },
+        QueryEvaluationError::Dataset(e) | QueryEvaluationError::Service(e) => {
+            match e.downcast::<StoreError>() {
+                Ok(e) => *e,
+                Err(e) => StoreError::Evaluation(e.to_string()),
+            }
+        }
         other => StoreError::Evaluation(other.to_string()),
     }
 }

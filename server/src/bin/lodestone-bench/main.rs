@@ -7,7 +7,8 @@
 //!   concurrent reader's latencies, and the time to stream a large SPARQL XML result;
 //! - `search`: text index build rate, search and type-ahead latencies;
 //! - `pages`: HTML entity pages per second and their latency under `wrk`;
-//! - `crash`: graph replacements while the server is killed with SIGKILL, restarted, checked;
+//! - `crash`: graph replacements while the server is killed with SIGKILL, restarted, checked
+//!   (every graph one whole version, and the text index in agreement once caught up);
 //! - `concurrency`: 32 readers and a writer replacing a 10,000-quad graph every second;
 //! - `load-http`: wrk on a list of requests against the sample dataset, memory before/after;
 //! - `facets`: facet engine latency per view and depth from random classes and words;
@@ -16,6 +17,7 @@
 mod bsbm;
 mod concurrency;
 mod crash;
+mod crash_text;
 mod facets;
 mod load_http;
 mod pages;
