@@ -35,10 +35,13 @@ pub struct UiArgs {
     seed: u64,
 }
 
-/// Entities with an English label (a word of the label, 4+ letters, is a search input).
+/// Entities with an English or untagged `skos:prefLabel` or `rdfs:label` (a word of the label,
+/// 4+ letters, is a search input).
 const LABELLED: &str = "SELECT ?s ?label WHERE { \
-    ?s <http://www.w3.org/2004/02/skos/core#prefLabel> ?label . \
-    FILTER(langMatches(lang(?label), \"en\")) } LIMIT 20000";
+    VALUES ?p { <http://www.w3.org/2004/02/skos/core#prefLabel> \
+                <http://www.w3.org/2000/01/rdf-schema#label> } \
+    ?s ?p ?label . \
+    FILTER(lang(?label) = \"\" || langMatches(lang(?label), \"en\")) } LIMIT 20000";
 
 /// The inputs drawn from the data.
 struct Draws {
@@ -56,7 +59,7 @@ fn draw(store: &Store, args: &UiArgs) -> anyhow::Result<Draws> {
         }
     }
     if labelled.is_empty() {
-        bail!("no entity has an English skos:prefLabel");
+        bail!("no entity has an English or untagged skos:prefLabel or rdfs:label");
     }
     let mut rng = Rng::new(args.seed);
     let mut words = Vec::new();
