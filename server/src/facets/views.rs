@@ -134,34 +134,46 @@ fn count_keys(
 }
 
 /// Entities ranked by text score and in-degree (`score × (1 + 0.1·ln(1 + refs))`), or by
-/// in-degree alone without text.
+/// in-degree alone without text. In-degrees are read in batches of [`RANK_BATCH`].
 fn rank_entities(
     reader: &Reader<'_>,
     focus: &FocusSet,
     ticker: &mut Ticker,
 ) -> Result<(Vec<(TermId, f64)>, bool), EngineError> {
-    let mut rows = Vec::with_capacity(focus.members.len());
-    let mut complete = true;
     let mut seen = FxHashSet::default();
-    for x in &focus.members {
-        if !seen.insert(*x) {
-            continue;
-        }
+    let members: Vec<TermId> = focus
+        .members
+        .iter()
+        .copied()
+        .filter(|x| seen.insert(*x))
+        .collect();
+    let mut rows = Vec::with_capacity(members.len());
+    let mut complete = true;
+    for batch in members.chunks(RANK_BATCH) {
         // Past the deadline the remaining entities are still listed (the total stays
         // right) but unranked, and the response says it is incomplete.
-        #[allow(clippy::cast_precision_loss)]
-        let refs = if complete && ticker.tick().is_ok() {
-            reader.usage(*x)?.as_object as f64
+        if complete && batch.iter().all(|_| ticker.tick().is_ok()) {
+            let usages = reader.usages(batch)?;
+            for (x, usage) in batch.iter().zip(usages) {
+                #[allow(clippy::cast_precision_loss)]
+                rows.push((*x, score(focus, *x, usage.as_object as f64)));
+            }
         } else {
             complete = false;
-            0.0
-        };
-        let rank = (1.0 + refs).ln();
-        let score = match &focus.scores {
-            Some(scores) => f64::from(scores.get(x).copied().unwrap_or(0.0)) * (1.0 + 0.1 * rank),
-            None => rank,
-        };
-        rows.push((*x, score));
+            rows.extend(batch.iter().map(|x| (*x, score(focus, *x, 0.0))));
+        }
     }
     Ok((rows, complete))
+}
+
+/// Entities whose in-degrees are read together.
+const RANK_BATCH: usize = 4096;
+
+/// The rank score of an entity with `refs` incoming links.
+fn score(focus: &FocusSet, x: TermId, refs: f64) -> f64 {
+    let rank = (1.0 + refs).ln();
+    match &focus.scores {
+        Some(scores) => f64::from(scores.get(&x).copied().unwrap_or(0.0)) * (1.0 + 0.1 * rank),
+        None => rank,
+    }
 }

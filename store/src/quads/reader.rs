@@ -308,6 +308,26 @@ impl<'a> Reader<'a> {
         })
     }
 
+    /// Usage counters of many terms at once, in the order given (one batched read: much
+    /// cheaper than a [`Reader::usage`] per term for thousands of terms). Committed state only.
+    pub fn usages(&self, terms: &[TermId]) -> Result<Vec<TermUsage>, StoreError> {
+        self.db
+            .batched_multi_get_cf_opt(
+                self.cf(Table::TermStats),
+                terms.iter().map(|t| t.to_be_bytes()),
+                false,
+                &self.read_options(None),
+            )
+            .into_iter()
+            .map(|value| {
+                Ok(match value? {
+                    Some(v) => TermUsage::decode(&v)?,
+                    None => TermUsage::default(),
+                })
+            })
+            .collect()
+    }
+
     /// The graphs a term appears in with how many positions it fills there, most used
     /// first, at most `limit`. Committed state only.
     pub fn term_graphs(

@@ -306,12 +306,13 @@ pub fn check_graphs(reader: &Reader<'_>, model: &Model, probes: &[NamedOrBlankNo
 }
 
 /// Usage counters, per-graph positions and class counts of `terms` and of every term the
-/// model uses are the model's.
+/// model uses are the model's; the batched read of usage counters agrees with the single one.
 pub fn check_statistics(reader: &Reader<'_>, model: &Model, terms: &[Term]) {
     let statistics = model.statistics();
     let used = model.terms();
     let mut all = used.clone();
     all.extend(terms.iter().cloned());
+    let mut read_one_by_one = Vec::new();
     for term in &all {
         let expected = statistics.get(term).cloned().unwrap_or_default();
         let Some(id) = reader.term_id(term.as_ref()).expect("term lookup") else {
@@ -340,6 +341,7 @@ pub fn check_statistics(reader: &Reader<'_>, model: &Model, terms: &[Term]) {
                 (graph, u.positions)
             })
             .collect();
+        read_one_by_one.push((id, reader.usage(id).expect("usage")));
         let actual = Expected {
             usage: reader.usage(id).expect("usage"),
             positions,
@@ -347,6 +349,12 @@ pub fn check_statistics(reader: &Reader<'_>, model: &Model, terms: &[Term]) {
         };
         assert_eq!(actual, expected, "statistics of {term}");
     }
+    let (ids, one_by_one): (Vec<_>, Vec<_>) = read_one_by_one.into_iter().unzip();
+    assert_eq!(
+        reader.usages(&ids).expect("batched usage"),
+        one_by_one,
+        "batched usage counters"
+    );
 }
 
 /// Store totals: quads, named graphs, subjects, predicates, classes and dictionary entries
