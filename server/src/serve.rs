@@ -168,12 +168,15 @@ async fn shutdown_signal() {
     tracing::info!("shutting down: finishing the requests in progress");
 }
 
-/// Logs to standard error; `RUST_LOG` sets the filter (default `info`).
+/// Logs to standard error; `RUST_LOG` sets the filter (default `info`). Colours only on a
+/// terminal: a log file or journal gets plain text.
 fn init_logging() {
+    use std::io::IsTerminal;
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .with_ansi(std::io::stderr().is_terminal())
         .with_writer(std::io::stderr)
         .try_init();
 }
