@@ -460,14 +460,7 @@ fn invalid(key: &str, origin: Origin<'_>, reason: impl fmt::Display) -> anyhow::
 impl Config {
     /// Reads the config file (if any) and merges it under the command line and environment.
     pub fn resolve(args: &ServeArgs) -> anyhow::Result<Self> {
-        let (file, path) = match &args.config {
-            Some(path) => (read_config_file(path)?, Some(path.clone())),
-            None if Path::new(DEFAULT_CONFIG_FILE).is_file() => {
-                let path = PathBuf::from(DEFAULT_CONFIG_FILE);
-                (read_config_file(&path)?, Some(path))
-            }
-            None => (FileConfig::default(), None),
-        };
+        let (file, path) = config_file(args.config.as_deref())?;
         let mut config = Self::from_layers(args, &file, path.as_deref())?;
         config.config_file = path;
         Ok(config)
@@ -801,14 +794,19 @@ fn resolve_pages(
 /// The text index settings of a config file (`lodestone.toml` in the working folder when none
 /// is named and it exists; the defaults otherwise), as `serve` resolves them.
 pub fn search_settings(config: Option<&Path>) -> anyhow::Result<lodestone_indexer::IndexSettings> {
-    let file = match config {
-        Some(path) => read_config_file(path)?,
-        None if Path::new(DEFAULT_CONFIG_FILE).is_file() => {
-            read_config_file(Path::new(DEFAULT_CONFIG_FILE))?
-        }
-        None => FileConfig::default(),
-    };
+    let (file, _) = config_file(config)?;
     Ok(file.search.unwrap_or_default().settings())
+}
+
+/// The config file named, else `lodestone.toml` in the working folder if it exists (parsed,
+/// with its path), else the defaults.
+fn config_file(named: Option<&Path>) -> anyhow::Result<(FileConfig, Option<PathBuf>)> {
+    let path = match named {
+        Some(path) => path.to_path_buf(),
+        None if Path::new(DEFAULT_CONFIG_FILE).is_file() => PathBuf::from(DEFAULT_CONFIG_FILE),
+        None => return Ok((FileConfig::default(), None)),
+    };
+    Ok((read_config_file(&path)?, Some(path)))
 }
 
 /// Reads and parses a config file; the error names the file, and toml's message names the key.

@@ -7,7 +7,7 @@
 //! the store's statistics (the predicate's quad count) decide.
 
 use crate::facets::budget::{EngineError, Ticker};
-use lodestone_store::{Reader, TermId};
+use lodestone_store::{EncodedQuad, Reader, TermId};
 
 /// Quads read in sequence for the cost of one seek (measured on BSBM 10k, see
 /// docs/benchmarks.md: a seek into the permutation indexes costs some microseconds, a step
@@ -21,6 +21,16 @@ pub enum End {
     Subject,
     /// The terms are objects; the pairs give their subjects.
     Object,
+}
+
+impl End {
+    /// The quad's `(term at this end, term at the other end)`.
+    fn pair(self, quad: &EncodedQuad) -> (TermId, TermId) {
+        match self {
+            End::Subject => (quad.subject, quad.object),
+            End::Object => (quad.object, quad.subject),
+        }
+    }
 }
 
 /// Whether one scan of `predicate`'s quads is cheaper than `lookups` seeks.
@@ -52,11 +62,7 @@ pub fn pairs_by_scan(
             complete = false;
             break;
         }
-        let quad = quad?;
-        let (term, other) = match end {
-            End::Subject => (quad.subject, quad.object),
-            End::Object => (quad.object, quad.subject),
-        };
+        let (term, other) = end.pair(&quad?);
         if sorted.binary_search(&term).is_ok() {
             pairs.push((term, other));
         }
@@ -86,14 +92,7 @@ pub fn pairs_by_lookup(
                 complete = false;
                 break 'terms;
             }
-            let quad = quad?;
-            pairs.push((
-                *term,
-                match end {
-                    End::Subject => quad.object,
-                    End::Object => quad.subject,
-                },
-            ));
+            pairs.push(end.pair(&quad?));
         }
     }
     pairs.sort_unstable();

@@ -171,14 +171,7 @@ fn counted(
     let grouped = GraphPattern::Group {
         inner: Box::new(pattern),
         variables: vec![key.clone()],
-        aggregates: vec![(
-            count.clone(),
-            AggregateExpression::FunctionCall {
-                name: AggregateFunction::Count,
-                expr: Expression::Variable(focus.clone()),
-                distinct: true,
-            },
-        )],
+        aggregates: vec![count_distinct(count, focus)],
     };
     let ordered = GraphPattern::OrderBy {
         inner: Box::new(grouped),
@@ -238,14 +231,7 @@ fn bucketed(
             expression: Some(within),
         }),
         variables: vec![lower.clone(), upper.clone()],
-        aggregates: vec![(
-            count.clone(),
-            AggregateExpression::FunctionCall {
-                name: AggregateFunction::Count,
-                expr: Expression::Variable(focus.clone()),
-                distinct: true,
-            },
-        )],
+        aggregates: vec![count_distinct(&count, focus)],
     };
     let ordered = GraphPattern::OrderBy {
         inner: Box::new(counted),
@@ -463,4 +449,16 @@ fn condition_expression(condition: &ValueCondition, var: &Variable) -> Expressio
             ],
         ),
     }
+}
+
+/// `(COUNT(DISTINCT ?focus) AS ?count)`.
+fn count_distinct(count: &Variable, focus: &Variable) -> (Variable, AggregateExpression) {
+    (
+        count.clone(),
+        AggregateExpression::FunctionCall {
+            name: AggregateFunction::Count,
+            expr: Expression::Variable(focus.clone()),
+            distinct: true,
+        },
+    )
 }

@@ -298,18 +298,9 @@ fn examples(top_class: Option<&NamedNode>) -> Vec<ExampleQuery> {
 
 /// `SELECT ?entity WHERE { ?entity a <class> } LIMIT 10`, built as algebra and printed.
 pub fn instances_query(class: &str) -> String {
-    let entity = Variable::new_unchecked("entity");
-    let pattern = GraphPattern::Slice {
-        inner: Box::new(GraphPattern::Project {
-            inner: Box::new(instances_pattern(&entity, class)),
-            variables: vec![entity],
-        }),
-        start: 0,
-        length: Some(10),
-    };
     Query::Select {
         dataset: None,
-        pattern,
+        pattern: first_instances(class, 10),
         base_iri: None,
     }
     .to_string()
@@ -317,21 +308,25 @@ pub fn instances_query(class: &str) -> String {
 
 /// `DESCRIBE ?entity WHERE { ?entity a <class> } LIMIT 1`, built as algebra and printed.
 fn describe_query(class: &str) -> String {
+    Query::Describe {
+        dataset: None,
+        pattern: first_instances(class, 1),
+        base_iri: None,
+    }
+    .to_string()
+}
+
+/// `?entity` of `{ ?entity a <class> }`, the first `limit` of them.
+fn first_instances(class: &str, limit: usize) -> GraphPattern {
     let entity = Variable::new_unchecked("entity");
-    let pattern = GraphPattern::Slice {
+    GraphPattern::Slice {
         inner: Box::new(GraphPattern::Project {
             inner: Box::new(instances_pattern(&entity, class)),
             variables: vec![entity],
         }),
         start: 0,
-        length: Some(1),
-    };
-    Query::Describe {
-        dataset: None,
-        pattern,
-        base_iri: None,
+        length: Some(limit),
     }
-    .to_string()
 }
 
 fn instances_pattern(entity: &Variable, class: &str) -> GraphPattern {
