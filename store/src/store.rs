@@ -3,6 +3,7 @@
 use crate::changes::{ChangeBatch, SequenceNumber};
 use crate::error::{CorruptionError, StoreError};
 use crate::kv::{meta_key, open_db, CacheStats, IndexUsage, StoreOptions, Table};
+use crate::quads::decoded::DecodedTerms;
 use crate::quads::reader::Reader;
 use crate::quads::writer::Transaction;
 use crate::stats::{decode_u64, encode_u64};
@@ -58,6 +59,7 @@ pub struct Store {
     options: StoreOptions,
     writer: Mutex<WriterState>,
     committed_sequence: AtomicU64,
+    decoded: DecodedTerms,
 }
 
 impl Store {
@@ -141,10 +143,12 @@ impl Store {
             term_cache: TermCache::default(),
         };
         let committed_sequence = AtomicU64::new(state.sequence);
+        let decoded = DecodedTerms::new(options.decoded_terms_bytes);
         let store = Self {
             db,
             path,
             options,
+            decoded,
             writer: Mutex::new(state),
             committed_sequence,
         };
@@ -164,7 +168,7 @@ impl Store {
 
     /// A consistent read view of the store as of now; later commits are not seen.
     pub fn reader(&self) -> Reader<'_> {
-        Reader::new(&self.db, None)
+        Reader::new(&self.db, &self.decoded, None)
     }
 
     /// Starts the write transaction; waits while another one is open.
@@ -279,6 +283,10 @@ impl Store {
         self.db.flush_wal(true)?;
         Checkpoint::new(&self.db)?.create_checkpoint(target)?;
         Ok(())
+    }
+
+    pub(crate) fn decoded_terms(&self) -> &DecodedTerms {
+        &self.decoded
     }
 
     pub(crate) fn db(&self) -> &DB {

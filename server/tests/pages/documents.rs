@@ -241,3 +241,31 @@ fn fifty_thousand_incoming_links_are_paged_never_cut() {
     assert_eq!(last.status(), 200);
     assert!(!header(&last, "link").contains("rel=\"next\""));
 }
+
+#[test]
+fn a_long_blank_node_chain_behind_a_small_entity_is_served_whole() {
+    // Two quads of its own, but a list of 20,000 cells behind one of them: too long to
+    // answer on the request's thread, so the page is answered again on the blocking pool.
+    let cells: usize = 20_000;
+    let mut trig = String::from(
+        "<http://example.org/resource/listed> <http://www.w3.org/2000/01/rdf-schema#label> \"Listed\" ; <http://example.org/list> (",
+    );
+    for i in 0..cells {
+        trig.push_str(&format!(" {i}"));
+    }
+    trig.push_str(" ) .\n");
+    let server = TestServer::with_data(ServerSettings::default().with_base_iri(BASE), &trig);
+    let total = 2 + 2 * cells;
+    let pages = total.div_ceil(2_000);
+    let first = get(&server, "/data/listed.nt", "");
+    assert_eq!(first.status(), 200);
+    assert!(header(&first, "link").contains("/data/listed.nt?page=2>; rel=\"next\""));
+    let body = first.bytes().expect("body");
+    assert_eq!(parse_rdf(&body, RdfFormat::NTriples).len(), 2_000);
+    let last = get(&server, &format!("/data/listed.nt?page={pages}"), "");
+    assert_eq!(last.status(), 200);
+    assert!(!header(&last, "link").contains("rel=\"next\""));
+    let body = last.bytes().expect("body");
+    let expected = total - (pages - 1) * 2_000;
+    assert_eq!(parse_rdf(&body, RdfFormat::NTriples).len(), expected);
+}

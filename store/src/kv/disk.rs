@@ -23,6 +23,8 @@ pub struct StoreOptions {
     pub create_if_missing: bool,
     /// Open read-only (no writer, no lock beyond RocksDB's).
     pub read_only: bool,
+    /// Memory for decoded dictionary terms shared by all readers, in bytes.
+    pub decoded_terms_bytes: usize,
 }
 
 impl Default for StoreOptions {
@@ -34,6 +36,7 @@ impl Default for StoreOptions {
             sync_writes: false,
             create_if_missing: true,
             read_only: false,
+            decoded_terms_bytes: 32 << 20,
         }
     }
 }
@@ -41,9 +44,11 @@ impl Default for StoreOptions {
 impl StoreOptions {
     /// Options sized to a total memory budget in bytes: a half for the block cache (which
     /// also holds the index and filter blocks), a quarter for all memtables together (each
-    /// table's memtable at most a sixteenth), the rest left to table readers and the engine.
+    /// table's memtable at most a sixteenth), a sixteenth for decoded terms, the rest left to
+    /// table readers and the engine.
     pub fn with_memory_budget(mut self, bytes: usize) -> Self {
         self.block_cache_bytes = (bytes / 2).max(4 << 20);
+        self.decoded_terms_bytes = bytes / 16;
         self.write_buffer_bytes = (bytes / 16).clamp(1 << 20, 64 << 20);
         self.total_write_buffer_bytes = (bytes / 4).max(4 << 20);
         self

@@ -5,6 +5,7 @@ use crate::dictionary::{decode_term, find_id};
 use crate::encoding::{encode_term_bytes, inline_id, EncodedQuad, Permutation, TermId, TermKind};
 use crate::error::{CorruptionError, StoreError};
 use crate::kv::{meta_key, Table, QUAD_PREFIX_LEN};
+use crate::quads::decoded::DecodedTerms;
 use crate::quads::writer::Overlay;
 use crate::stats::{decode_u64, term_graph_key, StoreCounts, TermGraphUsage, TermUsage};
 use oxrdf::{GraphNameRef, Quad, Term, TermRef};
@@ -29,6 +30,8 @@ pub struct Reader<'a> {
     snapshot: Snapshot<'a>,
     overlay: Option<&'a Overlay>,
     cache: RefCell<ReaderCache>,
+    /// Terms decoded by any reader of the store.
+    decoded: &'a DecodedTerms,
 }
 
 /// Idle iterators per index order: prefix-mode ones (for scans with a bound first id) and
@@ -43,13 +46,14 @@ struct ReaderCache {
 }
 
 impl<'a> Reader<'a> {
-    pub(crate) fn new(db: &'a DB, overlay: Option<&'a Overlay>) -> Self {
+    pub(crate) fn new(db: &'a DB, decoded: &'a DecodedTerms, overlay: Option<&'a Overlay>) -> Self {
         Self {
             db,
             idle: RefCell::default(),
             snapshot: db.snapshot(),
             overlay,
             cache: RefCell::default(),
+            decoded,
         }
     }
 
@@ -193,10 +197,20 @@ impl<'a> Reader<'a> {
         if let Some(term) = self.overlay.and_then(|o| o.new_term(id)) {
             return Ok(term.clone());
         }
-        let bytes = self
-            .get(Table::IdToTerm, &id.to_be_bytes())?
-            .ok_or_else(|| CorruptionError::msg(format!("no dictionary entry for {id:?}")))?;
-        let term = decode_term(id, &bytes)?;
+        let term = match self.decoded.get(id) {
+            Some(term) => term,
+            None => {
+                let bytes = self
+                    .get(Table::IdToTerm, &id.to_be_bytes())?
+                    .ok_or_else(|| {
+                        CorruptionError::msg(format!("no dictionary entry for {id:?}"))
+                    })?;
+                let term = decode_term(id, &bytes)?;
+                // Read from the committed dictionary: right for every reader from now on.
+                self.decoded.insert(id, &term);
+                term
+            }
+        };
         let mut cache = self.cache.borrow_mut();
         if cache.decoded.len() >= DECODE_CACHE_LIMIT {
             cache.decoded.clear();

@@ -126,7 +126,11 @@ impl<'a> Transaction<'a> {
 
     /// A read view of the store with this transaction's changes applied.
     pub fn reader(&self) -> Reader<'_> {
-        Reader::new(self.store.db(), Some(&self.overlay))
+        Reader::new(
+            self.store.db(),
+            self.store.decoded_terms(),
+            Some(&self.overlay),
+        )
     }
 
     /// A fresh blank node, never used before in this store.

@@ -1,11 +1,13 @@
 //! Answering one document request: find the entity, check freshness, gather, render, and
 //! put the headers on (`ETag`, `Last-Modified`, `Link`, `Content-Location`, `Vary`).
 //!
-//! The work runs on a blocking thread under the request's time budget. Page requests do not
-//! take a query slot: they are short, bounded by the same budget, and must not be refused
-//! while a few long SPARQL queries run.
+//! Small entities are answered on the request's thread; larger ones on a blocking thread
+//! under the request's time budget. Page requests do not take a query slot: they are short,
+//! bounded by the same budget, and must not be refused while a few long SPARQL queries run.
 
+use super::cache::PageCache;
 use super::describe::{describe, page_data, Deadline, DescribedPage};
+use super::settings::PageSettings;
 use crate::error::ApiError;
 use crate::extract::representation::{Representation, REPRESENTATIONS};
 use crate::respond::results::io_error;
@@ -13,7 +15,7 @@ use crate::state::AppState;
 use axum::body::Body;
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use lodestone_store::{Reader, StoreError, TermId};
+use lodestone_store::{Reader, StoreError, TermId, TermUsage};
 use lodestone_web::{Alternate, EntityPage, LanguageChain, Layout, Linker, Pagination};
 use oxrdf::{GraphName, NamedNode};
 use oxrdfio::RdfSerializer;
@@ -51,18 +53,28 @@ fn store_error(error: StoreError) -> ApiError {
     ApiError::from_store(error, Duration::ZERO)
 }
 
-/// The first candidate IRI the store knows, with its id.
+/// Descriptions this small (quads with the entity as subject or object) are answered on the
+/// request's own thread: they take well under a millisecond, less than the hand-off to the
+/// blocking pool and back. Larger ones go to the pool so that a hub never holds up the
+/// threads that serve everyone else.
+const INLINE_QUADS: u64 = 512;
+/// An entity answered inline that takes longer than this (a long chain of blank nodes
+/// behind a few quads) is answered again on the blocking pool.
+const INLINE_BUDGET: Duration = Duration::from_millis(20);
+
+/// The first candidate IRI the store knows, with its id and its usage.
 fn find_entity(
     reader: &Reader<'_>,
     candidates: &[String],
-) -> Result<(NamedNode, TermId), ApiError> {
+) -> Result<(NamedNode, TermId, TermUsage), ApiError> {
     for candidate in candidates {
         let Ok(iri) = NamedNode::new(candidate.as_str()) else {
             continue;
         };
         if let Some(id) = reader.term_id(iri.as_ref().into()).map_err(store_error)? {
-            if !reader.usage(id).map_err(store_error)?.is_unused() {
-                return Ok((iri, id));
+            let usage = reader.usage(id).map_err(store_error)?;
+            if !usage.is_unused() {
+                return Ok((iri, id, usage));
             }
         }
     }
@@ -73,86 +85,127 @@ fn find_entity(
 
 /// 404 unless one of the candidates is in the store.
 pub async fn ensure_exists(state: &AppState, candidates: Vec<String>) -> Result<(), ApiError> {
-    let store = state.store().clone();
-    tokio::task::spawn_blocking(move || find_entity(&store.reader(), &candidates).map(|_| ()))
-        .await
-        .map_err(|e| ApiError::Internal(format!("page task failed: {e}")))?
+    find_entity(&state.store().reader(), &candidates).map(|_| ())
+}
+
+/// What answering needs from the server besides the request.
+struct Context {
+    settings: PageSettings,
+    budget: Duration,
+    cache: Arc<PageCache>,
 }
 
 /// Answers a document request.
 pub async fn document(state: &AppState, request: DocumentRequest) -> Result<Response, ApiError> {
+    let context = Context {
+        settings: state.settings().pages.clone(),
+        budget: state.settings().query_timeout,
+        cache: Arc::clone(state.page_cache()),
+    };
+    let budget = context.budget;
+    let large = {
+        let reader = state.store().reader();
+        let (iri, id, usage) = find_entity(&reader, &request.candidates)?;
+        if usage.as_subject + usage.as_object <= INLINE_QUADS {
+            let deadline = Deadline::after(INLINE_BUDGET.min(budget));
+            match answer(&reader, (iri.clone(), id), &request, &context, deadline) {
+                Err(ApiError::Timeout(_)) => {}
+                done => {
+                    let (answer, headers) = done?;
+                    return Ok(headers.into_response(answer));
+                }
+            }
+        }
+        iri
+    };
     let store = state.store().clone();
-    let settings = state.settings().pages.clone();
-    let budget = state.settings().query_timeout;
-    let cache = Arc::clone(state.page_cache());
     let work = tokio::task::spawn_blocking(move || {
         let reader = store.reader();
-        let (iri, id) = find_entity(&reader, &request.candidates)?;
-        let sequence = reader.sequence().map_err(store_error)?;
-        let last_commit_ms = reader.last_commit_ms().map_err(store_error)?;
-        let etag = etag(&request, sequence);
-        let last_modified = (last_commit_ms > 0)
-            .then(|| httpdate::fmt_http_date(UNIX_EPOCH + Duration::from_millis(last_commit_ms)));
-        let headers = Headers::new(&request, &iri, etag, last_modified);
-        if is_fresh(&request, &headers, last_commit_ms) {
-            return Ok((Answer::NotModified, headers));
-        }
-        let deadline = Deadline::after(budget);
-        let html = request.representation == Representation::Html;
-        // A hub's incoming counts take a scan of every link: once per commit is enough.
-        let cached_counts = cache.incoming_counts(sequence, id).filter(|_| html);
-        let count_incoming = html && cached_counts.is_none();
-        let mut described = describe(
+        // The entity may have gone since it was found (a commit in between).
+        let (_, id, _) = find_entity(&reader, &[large.as_str().to_owned()])?;
+        answer(
             &reader,
-            id,
-            request.page,
-            settings.page_size,
-            count_incoming,
-            deadline,
-        )?;
-        if let Some(counts) = cached_counts {
-            described.incoming_counts = counts.to_vec();
-        } else if count_incoming {
-            let counts = Arc::new(described.incoming_counts.clone());
-            cache.set_incoming_counts(sequence, id, counts);
-        }
-        let has_next = described.has_next;
-        let body = match request.representation {
-            Representation::Html => {
-                let data = page_data(
-                    &reader,
-                    (id, iri.clone()),
-                    described,
-                    &settings.labels.properties,
-                    &cache,
-                )?;
-                let title = data
-                    .labels
-                    .get(&iri)
-                    .and_then(|l| l.best(&request.chain))
-                    .map_or_else(|| iri.as_str().to_owned(), |l| l.value().to_owned());
-                let layout =
-                    Layout::new(settings.site_name.clone(), request.chain.primary(), title)
-                        .with_alternates(headers.alternates.clone());
-                let pagination = Pagination {
-                    page: request.page,
-                    previous: headers.previous.clone(),
-                    next: has_next.then(|| headers.next.clone()),
-                };
-                EntityPage::build(&data, layout, &request.linker, &request.chain, pagination)
-                    .to_html()
-                    .map_err(|e| ApiError::Internal(e.to_string()))?
-                    .into_bytes()
-            }
-            Representation::Rdf(format) => serialize(&described, format)?,
-        };
-        Ok((Answer::Body(body, has_next), headers))
+            (large, id),
+            &request,
+            &context,
+            Deadline::after(budget),
+        )
     });
     let (answer, headers) = tokio::time::timeout(budget + Duration::from_secs(1), work)
         .await
         .map_err(|_| ApiError::Timeout(budget))?
         .map_err(|e| ApiError::Internal(format!("page task failed: {e}")))??;
     Ok(headers.into_response(answer))
+}
+
+/// The answer to a request for an entity's document, from one read view.
+fn answer(
+    reader: &Reader<'_>,
+    (iri, id): (NamedNode, TermId),
+    request: &DocumentRequest,
+    context: &Context,
+    deadline: Deadline,
+) -> Result<(Answer, Headers), ApiError> {
+    let Context {
+        settings, cache, ..
+    } = context;
+    let sequence = reader.sequence().map_err(store_error)?;
+    let last_commit_ms = reader.last_commit_ms().map_err(store_error)?;
+    let etag = etag(request, sequence);
+    let last_modified = (last_commit_ms > 0)
+        .then(|| httpdate::fmt_http_date(UNIX_EPOCH + Duration::from_millis(last_commit_ms)));
+    let headers = Headers::new(request, &iri, etag, last_modified);
+    if is_fresh(request, &headers, last_commit_ms) {
+        return Ok((Answer::NotModified, headers));
+    }
+    let html = request.representation == Representation::Html;
+    // A hub's incoming counts take a scan of every link: once per commit is enough.
+    let cached_counts = cache.incoming_counts(sequence, id).filter(|_| html);
+    let count_incoming = html && cached_counts.is_none();
+    let mut described = describe(
+        reader,
+        id,
+        request.page,
+        settings.page_size,
+        count_incoming,
+        deadline,
+    )?;
+    if let Some(counts) = cached_counts {
+        described.incoming_counts = counts.to_vec();
+    } else if count_incoming {
+        let counts = Arc::new(described.incoming_counts.clone());
+        cache.set_incoming_counts(sequence, id, counts);
+    }
+    let has_next = described.has_next;
+    let body = match request.representation {
+        Representation::Html => {
+            let data = page_data(
+                reader,
+                (id, iri.clone()),
+                described,
+                &settings.labels.properties,
+                cache,
+            )?;
+            let title = data
+                .labels
+                .get(&iri)
+                .and_then(|l| l.best(&request.chain))
+                .map_or_else(|| iri.as_str().to_owned(), |l| l.value().to_owned());
+            let layout = Layout::new(settings.site_name.clone(), request.chain.primary(), title)
+                .with_alternates(headers.alternates.clone());
+            let pagination = Pagination {
+                page: request.page,
+                previous: headers.previous.clone(),
+                next: has_next.then(|| headers.next.clone()),
+            };
+            EntityPage::build(&data, layout, &request.linker, &request.chain, pagination)
+                .to_html()
+                .map_err(|e| ApiError::Internal(e.to_string()))?
+                .into_bytes()
+        }
+        Representation::Rdf(format) => serialize(&described, format)?,
+    };
+    Ok((Answer::Body(body, has_next), headers))
 }
 
 fn serialize(described: &DescribedPage, format: oxrdfio::RdfFormat) -> Result<Vec<u8>, ApiError> {
