@@ -53,6 +53,10 @@ pub struct ValueView {
     pub note: String,
     /// The graph the statement is in, as shown (empty for the default graph).
     pub graph: String,
+    /// Whether the RDFa states the value. An XML or HTML literal with markup is not stated:
+    /// RDFa reads such a literal from the element's child nodes, and putting a literal's
+    /// markup into the page as nodes would let data run scripts.
+    pub stated: bool,
 }
 
 /// What turning terms into text needs: labels, links and the reader's languages.
@@ -102,6 +106,7 @@ impl Render<'_> {
             title: String::new(),
             note: String::new(),
             graph,
+            stated: true,
         };
         match object {
             TermRef::NamedNode(iri) => {
@@ -126,6 +131,11 @@ impl Render<'_> {
                 } else {
                     view.datatype = Some(literal.datatype().as_str().to_owned());
                     view.note = short_iri(literal.datatype().as_str());
+                    if is_markup_literal(literal.datatype()) && has_markup(literal.value()) {
+                        view.stated = false;
+                        view.note
+                            .push_str(", markup shown as text, not in the RDFa");
+                    }
                 }
             }
             #[allow(unreachable_patterns)]
@@ -197,6 +207,18 @@ pub fn short_iri(iri: &str) -> String {
     local.to_owned()
 }
 
+/// Whether a datatype's literals are read by RDFa from child nodes (`rdf:XMLLiteral`,
+/// `rdf:HTML`).
+fn is_markup_literal(datatype: NamedNodeRef<'_>) -> bool {
+    datatype == rdf::XML_LITERAL || datatype == rdf::HTML
+}
+
+/// Whether a lexical form would not survive as one escaped text node: markup, references,
+/// or characters an XML serializer escapes.
+fn has_markup(value: &str) -> bool {
+    value.contains(['<', '>', '&', '"', '\''])
+}
+
 /// Whether a predicate is `rdf:type`.
 pub fn is_type(predicate: NamedNodeRef<'_>) -> bool {
     predicate == rdf::TYPE
@@ -207,18 +229,26 @@ mod tests {
     use super::*;
     use oxrdf::Literal;
 
-    #[test]
-    fn literals_state_language_and_datatype() {
+    /// Runs `check` with a renderer of no labels, under `http://h/resource/`.
+    fn with_render(check: impl FnOnce(&Render<'_>)) {
         let labels = HashMap::new();
         let described = HashSet::new();
         let linker = Linker::new("http://h/resource/");
         let chain = LanguageChain::default();
-        let render = Render {
+        check(&Render {
             labels: &labels,
             described: &described,
             linker: &linker,
             chain: &chain,
-        };
+        });
+    }
+
+    #[test]
+    fn literals_state_language_and_datatype() {
+        with_render(literals_state_language_and_datatype_in);
+    }
+
+    fn literals_state_language_and_datatype_in(render: &Render<'_>) {
         let s = NamedNode::new_unchecked("http://h/resource/s");
         let p = NamedNode::new_unchecked("http://h/p");
         let plain = Literal::new_simple_literal("<script>");
@@ -241,6 +271,33 @@ mod tests {
         assert_eq!(view.datatype.as_deref(), Some(xsd::INTEGER.as_str()));
         assert_eq!(view.note, "xsd:integer");
         assert_eq!(view.lang, None);
+    }
+
+    #[test]
+    fn markup_literals_are_shown_but_not_stated() {
+        with_render(markup_literals_in);
+    }
+
+    fn markup_literals_in(render: &Render<'_>) {
+        let subject = NamedNodeRef::new_unchecked("http://h/resource/a");
+        let predicate = NamedNodeRef::new_unchecked("http://h/p");
+        let view = |value: &str, datatype: NamedNodeRef<'_>| {
+            let literal = Literal::new_typed_literal(value, datatype);
+            render.value(
+                subject.into(),
+                predicate,
+                literal.as_ref().into(),
+                String::new(),
+            )
+        };
+        let markup = view("<b>bold</b> &amp; more", rdf::XML_LITERAL);
+        assert!(!markup.stated);
+        assert_eq!(markup.text, "<b>bold</b> &amp; more");
+        assert!(!view("<p>x</p>", rdf::HTML).stated);
+        // Without markup, the escaped text is the literal's one child node: stated.
+        assert!(view("plain words", rdf::XML_LITERAL).stated);
+        // Other datatypes are stated through `content`, whatever their characters.
+        assert!(view("a < b", xsd::STRING).stated);
     }
 
     #[test]
