@@ -8,6 +8,8 @@ mod common;
 mod conneg;
 #[path = "pages/documents.rs"]
 mod documents;
+#[path = "pages/hash_documents.rs"]
+mod hash_documents;
 #[path = "pages/rdfa.rs"]
 mod rdfa;
 #[path = "pages/support.rs"]

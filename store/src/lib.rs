@@ -9,6 +9,7 @@ mod changes;
 mod dictionary;
 mod encoding;
 mod error;
+mod hash_iris;
 mod kv;
 pub mod load;
 pub mod model;

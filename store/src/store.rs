@@ -7,7 +7,7 @@ use crate::quads::decoded::DecodedTerms;
 use crate::quads::reader::Reader;
 use crate::quads::writer::Transaction;
 use crate::stats::{decode_u64, encode_u64};
-use crate::version::FORMAT_VERSION;
+use crate::version::{FORMAT_VERSION, UPGRADABLE_VERSION};
 use rocksdb::{checkpoint::Checkpoint, ColumnFamily, WriteOptions, DB};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -97,6 +97,14 @@ impl Store {
                 ))
                 .into());
             }
+            if options.read_only && !tables.iter().any(|t| t == Table::HashIris.name()) {
+                // A store of format 1: only a read-write open upgrades it.
+                return Err(StoreError::VersionMismatch {
+                    path,
+                    found: UPGRADABLE_VERSION,
+                    expected: FORMAT_VERSION,
+                });
+            }
         }
         let db = open_db(&path, &options).map_err(|e| match e {
             // RocksDB allows one process per store: say so plainly.
@@ -119,6 +127,10 @@ impl Store {
         };
         match read_counter(meta_key::VERSION)? {
             Some(FORMAT_VERSION) => {}
+            Some(UPGRADABLE_VERSION) if !options.read_only => {
+                crate::hash_iris::fill_from_dictionary(&db)?;
+                db.put_cf(meta, meta_key::VERSION, encode_u64(FORMAT_VERSION))?;
+            }
             Some(found) => {
                 return Err(StoreError::VersionMismatch {
                     path,

@@ -19,6 +19,8 @@ mod changes;
 mod durability;
 #[path = "store/failures.rs"]
 mod failures;
+#[path = "store/hash_iris.rs"]
+mod hash_iris;
 #[path = "store/isolation.rs"]
 mod isolation;
 #[path = "store/loading.rs"]

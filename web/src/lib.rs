@@ -19,4 +19,5 @@ pub use crate::labels::Labels;
 pub use crate::labels::{LabelSettings, LanguageChain};
 pub use crate::links::Linker;
 pub use crate::pages::entity::{EntityData, EntityPage, Pagination, UsageCounts};
+pub use crate::pages::hash_document::{HashDocumentPage, HashEntry};
 pub use crate::pages::layout::{Alternate, Layout};

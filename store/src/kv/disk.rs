@@ -149,7 +149,8 @@ pub fn open_db(path: &Path, options: &StoreOptions) -> Result<DB, StoreError> {
     let cache = Cache::new_lru_cache(options.block_cache_bytes)?;
     let mut db_options = Options::default();
     db_options.create_if_missing(options.create_if_missing);
-    db_options.create_missing_column_families(options.create_if_missing);
+    // Tables added by a newer format are created at open; the store then upgrades itself.
+    db_options.create_missing_column_families(!options.read_only);
     db_options.set_max_background_jobs(2);
     // Hashed memtables take one writer at a time, which is the store's model anyway.
     db_options.set_allow_concurrent_memtable_write(false);

@@ -31,11 +31,14 @@ pub enum Table {
     Changes,
     /// named settings and counters (see [`meta_key`]).
     Meta,
+    /// hash of an IRI's document part + the IRI's `TermId` → nothing: the IRIs with a `#`
+    /// (see `hash_iris`).
+    HashIris,
 }
 
 impl Table {
     /// Every table, in declaration order.
-    pub const ALL: [Self; 14] = [
+    pub const ALL: [Self; 15] = [
         Self::IdToTerm,
         Self::TermToId,
         Self::Spog,
@@ -50,6 +53,7 @@ impl Table {
         Self::Graphs,
         Self::Changes,
         Self::Meta,
+        Self::HashIris,
     ];
 
     /// The column family name.
@@ -69,6 +73,7 @@ impl Table {
             Self::Graphs => "graphs",
             Self::Changes => "changes",
             Self::Meta => "meta",
+            Self::HashIris => "hash_iris",
         }
     }
 

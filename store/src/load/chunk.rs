@@ -7,6 +7,7 @@ use crate::changes::ChangeBatch;
 use crate::dictionary::{decode_ids, encode_ids, is_hashed_key, lookup_key};
 use crate::encoding::{encode_term_bytes, inline_id, EncodedQuad, Permutation, TermId, TermKind};
 use crate::error::StoreError;
+use crate::hash_iris;
 use crate::kv::Table;
 use crate::quads::reader::permutation_table;
 use crate::stats::{decode_u64, encode_u64, term_graph_key, TermUsage, UsageDelta};
@@ -340,6 +341,12 @@ impl<'a> Encoder<'a> {
                 .iter()
                 .map(|(id, bytes)| (id.to_be_bytes(), bytes.as_ref())),
         )?;
+        let mut hash_keys: Vec<_> = new_terms
+            .iter()
+            .filter_map(|(id, bytes)| hash_iris::key_of(bytes, *id))
+            .collect();
+        hash_keys.sort_unstable();
+        batch.write(Table::HashIris, hash_keys.iter().map(|k| (k, [])))?;
         let mut by_key: Vec<(Vec<u8>, TermId)> = new_terms
             .iter()
             .map(|(id, bytes)| (lookup_key(bytes), *id))

@@ -4,6 +4,7 @@ use crate::changes::SequenceNumber;
 use crate::dictionary::{decode_term, find_id};
 use crate::encoding::{encode_term_bytes, inline_id, EncodedQuad, Permutation, TermId, TermKind};
 use crate::error::{CorruptionError, StoreError};
+use crate::hash_iris;
 use crate::kv::{meta_key, Table, QUAD_PREFIX_LEN};
 use crate::quads::decoded::DecodedTerms;
 use crate::quads::writer::Overlay;
@@ -369,6 +370,40 @@ impl<'a> Reader<'a> {
         iter.status()?;
         out.sort_by(|a, b| b.positions.cmp(&a.positions).then(a.graph.cmp(&b.graph)));
         out.truncate(limit);
+        Ok(out)
+    }
+
+    /// The IRIs `{document}#…` of the store (what a client dereferencing any of them asks the
+    /// server for), in IRI order; past `limit`, the first `limit` the dictionary gained.
+    /// Committed state only.
+    pub fn hash_iris(
+        &self,
+        document: &str,
+        limit: usize,
+    ) -> Result<Vec<(TermId, oxrdf::NamedNode)>, StoreError> {
+        let prefix = hash_iris::prefix(document.as_bytes()).to_vec();
+        let options = self.read_options(prefix_upper_bound(&prefix));
+        let mut iter = self
+            .db
+            .raw_iterator_cf_opt(self.cf(Table::HashIris), options);
+        iter.seek(&prefix);
+        let mut out = Vec::new();
+        while let (Some(key), true) = (iter.key(), out.len() < limit) {
+            let id = decode_id_key(key.get(hash_iris::PREFIX_LEN..).unwrap_or_default())?;
+            // Another document may share the hash: keep only this one's IRIs.
+            if let Term::NamedNode(iri) = self.term(id)? {
+                let is_ours = iri
+                    .as_str()
+                    .strip_prefix(document)
+                    .is_some_and(|rest| rest.starts_with('#'));
+                if is_ours {
+                    out.push((id, iri));
+                }
+            }
+            iter.next();
+        }
+        iter.status()?;
+        out.sort_by(|a, b| a.1.cmp(&b.1));
         Ok(out)
     }
 

@@ -9,6 +9,7 @@ use crate::changes::{ChangeBatch, SequenceNumber};
 use crate::dictionary::{decode_ids, encode_ids, is_hashed_key, lookup_key};
 use crate::encoding::{encode_term_bytes, inline_id, EncodedQuad, Permutation, TermId, TermKind};
 use crate::error::{CorruptionError, StoreError};
+use crate::hash_iris;
 use crate::kv::{meta_key, Table};
 use crate::quads::reader::{permutation_table, Reader};
 use crate::stats::{decode_u64, encode_u64, term_graph_key, TermUsage, UsageDelta};
@@ -593,6 +594,9 @@ impl<'a> Transaction<'a> {
         };
         ids.push(id);
         batch.put_cf(store.cf(Table::TermToId), key, encode_ids(&ids));
+        if let Some(key) = hash_iris::key_of(bytes, id) {
+            batch.put_cf(store.cf(Table::HashIris), key, []);
+        }
         Ok(())
     }
 
@@ -606,6 +610,9 @@ impl<'a> Transaction<'a> {
             );
         };
         batch.delete_cf(store.cf(Table::IdToTerm), id.to_be_bytes());
+        if let Some(key) = hash_iris::key_of(&bytes, id) {
+            batch.delete_cf(store.cf(Table::HashIris), key);
+        }
         let key = lookup_key(&bytes);
         if is_hashed_key(&key) {
             let mut ids = match db.get_cf(store.cf(Table::TermToId), &key)? {

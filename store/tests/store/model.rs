@@ -31,6 +31,7 @@ fn subjects() -> Vec<NamedOrBlankNode> {
         iri("s1").into(),
         iri("g1").into(),
         long_iri().into(),
+        iri("doc#a").into(),              // hash IRIs: found by their document
         blank("a000000000000003").into(), // how the store labels its own: inlined
         blank("b1").into(),               // a foreign label: in the dictionary
     ]
@@ -47,6 +48,8 @@ fn objects() -> Vec<Term> {
         iri("s1").into(),
         iri("g1").into(),
         iri("c0").into(),
+        iri("doc#b").into(),
+        iri(&format!("{}#c", "long/".repeat(20))).into(),
         blank("a000000000000003").into(),
         blank("b1").into(),
         Literal::new_simple_literal("a").into(),

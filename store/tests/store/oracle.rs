@@ -8,7 +8,7 @@
 
 use lodestone_store::{Reader, Store, TermId, TermUsage};
 use oxrdf::vocab::{rdf, xsd};
-use oxrdf::{Dataset, GraphName, Literal, NamedOrBlankNode, Quad, Term, Triple};
+use oxrdf::{Dataset, GraphName, Literal, NamedNode, NamedOrBlankNode, Quad, Term, Triple};
 use std::collections::{HashMap, HashSet};
 
 /// What the store should hold.
@@ -418,4 +418,37 @@ pub fn check_store(store: &Store, model: &Model, probes: &[Quad]) {
         .collect();
     check_statistics(&reader, model, &term_probes);
     check_counts(&reader, model);
+    check_hash_iris(&reader, model);
+}
+
+/// The hash IRIs of every document the model's IRIs name (and of one it never uses) are the
+/// IRIs in use with that document part.
+pub fn check_hash_iris(reader: &Reader<'_>, model: &Model) {
+    let hash_iris: Vec<NamedNode> = model
+        .terms()
+        .into_iter()
+        .filter_map(|t| match t {
+            Term::NamedNode(n) if n.as_str().contains('#') => Some(n),
+            _ => None,
+        })
+        .collect();
+    let mut documents: HashSet<String> = hash_iris
+        .iter()
+        .filter_map(|n| n.as_str().split_once('#').map(|(d, _)| d.to_owned()))
+        .collect();
+    documents.insert("http://example.com/never".to_owned());
+    for document in documents {
+        let mut expected: Vec<&NamedNode> = hash_iris
+            .iter()
+            .filter(|n| {
+                n.as_str()
+                    .split_once('#')
+                    .is_some_and(|(d, _)| d == document)
+            })
+            .collect();
+        expected.sort();
+        let found = reader.hash_iris(&document, usize::MAX).expect("hash IRIs");
+        let found: Vec<&NamedNode> = found.iter().map(|(_, n)| n).collect();
+        assert_eq!(found, expected, "hash IRIs of {document}");
+    }
 }

@@ -198,20 +198,7 @@ pub fn page_data(
     cache: &PageCache,
 ) -> Result<EntityData, ApiError> {
     let sequence = reader.sequence().map_err(store_error)?;
-    let label_ids = match cache.label_ids(sequence) {
-        Some(ids) => ids,
-        None => {
-            let ids: Vec<TermId> = label_properties
-                .iter()
-                .filter_map(|p| NamedNode::new(p.as_str()).ok())
-                .map(|p| reader.term_id(p.as_ref().into()).map_err(store_error))
-                .filter_map(Result::transpose)
-                .collect::<Result<_, _>>()?;
-            let ids = Arc::new(ids);
-            cache.set_label_ids(sequence, Arc::clone(&ids));
-            ids
-        }
-    };
+    let label_ids = label_property_ids(reader, label_properties, cache)?;
     let mut iris = std::mem::take(&mut described.iris);
     if !iris.iter().any(|(id, _)| *id == entity.0) {
         iris.push(entity.clone());
@@ -283,8 +270,33 @@ pub fn page_data(
     })
 }
 
+/// The ids of the label properties the store knows, cached per commit.
+pub fn label_property_ids(
+    reader: &Reader<'_>,
+    label_properties: &[String],
+    cache: &PageCache,
+) -> Result<Arc<Vec<TermId>>, ApiError> {
+    let sequence = reader.sequence().map_err(store_error)?;
+    if let Some(ids) = cache.label_ids(sequence) {
+        return Ok(ids);
+    }
+    let ids: Vec<TermId> = label_properties
+        .iter()
+        .filter_map(|p| NamedNode::new(p.as_str()).ok())
+        .map(|p| reader.term_id(p.as_ref().into()).map_err(store_error))
+        .filter_map(Result::transpose)
+        .collect::<Result<_, _>>()?;
+    let ids = Arc::new(ids);
+    cache.set_label_ids(sequence, Arc::clone(&ids));
+    Ok(ids)
+}
+
 /// The literal values of each label property of one resource, in property order.
-fn labels_of(reader: &Reader<'_>, id: TermId, properties: &[TermId]) -> Result<Labels, ApiError> {
+pub fn labels_of(
+    reader: &Reader<'_>,
+    id: TermId,
+    properties: &[TermId],
+) -> Result<Labels, ApiError> {
     let mut labels = Labels::default();
     for property in properties {
         let mut literals = Vec::new();

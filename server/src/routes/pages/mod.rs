@@ -7,6 +7,9 @@
 //! - `GET /data/{path}.{ext}`: one RDF syntax; `/data/{path}` negotiates among them;
 //! - `GET /describe?uri=IRI[&format=]`: the same for any IRI of the store.
 //!
+//! An IRI the store does not describe but that is the document of hash IRIs (`{iri}#…`)
+//! answers with those resources (see [`hash_document`]), at `/resource/…` in place.
+//!
 //! Every route takes `page=` (documents longer than one page are paged, with `Link:
 //! rel="next"`), `lang=` (label languages), `format=` (overrides `Accept`). Responses carry
 //! `Vary`, `Link: rel="alternate"` for every format, and an `ETag` / `Last-Modified` taken
@@ -16,6 +19,7 @@
 
 pub mod cache;
 mod describe;
+mod hash_document;
 mod respond;
 pub mod settings;
 
@@ -177,12 +181,16 @@ async fn resource(
         Representation::Rdf(_) => format!("/data/{raw}.{}", representation.suffix()),
     };
     let target = with_page(&target, params.page);
-    if state.settings().pages.resource_in_place {
+    let in_place = state.settings().pages.resource_in_place
+        // A document of hash IRIs needs no redirect: it is what the client asked for.
+        || matches!(
+            respond::ensure_exists(&state, document.candidates.clone()).await?,
+            respond::Found::HashDocument
+        );
+    if in_place {
         document.content_location = Some(target);
         return respond::document(&state, document).await;
     }
-    // The entity must exist before we send anyone to its page.
-    respond::ensure_exists(&state, document.candidates).await?;
     let mut response = StatusCode::SEE_OTHER.into_response();
     let location = HeaderValue::try_from(target)
         .map_err(|e| ApiError::Internal(format!("redirect target: {e}")))?;

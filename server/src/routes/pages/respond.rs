@@ -7,6 +7,7 @@
 
 use super::cache::PageCache;
 use super::describe::{describe, page_data, Deadline, DescribedPage};
+use super::hash_document;
 use super::settings::PageSettings;
 use crate::error::ApiError;
 use crate::extract::representation::{Representation, REPRESENTATIONS};
@@ -44,12 +45,12 @@ pub struct DocumentRequest {
 }
 
 /// The answer before it becomes a response.
-enum Answer {
+pub(super) enum Answer {
     NotModified,
     Body(Vec<u8>, bool),
 }
 
-fn store_error(error: StoreError) -> ApiError {
+pub(super) fn store_error(error: StoreError) -> ApiError {
     ApiError::from_store(error, Duration::ZERO)
 }
 
@@ -83,16 +84,34 @@ fn find_entity(
     ))
 }
 
-/// 404 unless one of the candidates is in the store.
-pub async fn ensure_exists(state: &AppState, candidates: Vec<String>) -> Result<(), ApiError> {
-    find_entity(&state.store().reader(), &candidates).map(|_| ())
+/// What a request's IRIs name in the store.
+pub enum Found {
+    /// An entity.
+    Entity,
+    /// A document of hash IRIs (`{iri}#…`), answered in place: it needs no redirect.
+    HashDocument,
+}
+
+/// What the candidates name; 404 if nothing.
+pub async fn ensure_exists(state: &AppState, candidates: Vec<String>) -> Result<Found, ApiError> {
+    let reader = state.store().reader();
+    match find_entity(&reader, &candidates) {
+        Ok(_) => Ok(Found::Entity),
+        Err(not_found @ ApiError::EntityNotFound(_)) => {
+            match hash_document::find(&reader, &candidates)? {
+                Some(_) => Ok(Found::HashDocument),
+                None => Err(not_found),
+            }
+        }
+        Err(other) => Err(other),
+    }
 }
 
 /// What answering needs from the server besides the request.
-struct Context {
-    settings: PageSettings,
-    budget: Duration,
-    cache: Arc<PageCache>,
+pub(super) struct Context {
+    pub settings: PageSettings,
+    pub budget: Duration,
+    pub cache: Arc<PageCache>,
 }
 
 /// Answers a document request.
@@ -105,31 +124,41 @@ pub async fn document(state: &AppState, request: DocumentRequest) -> Result<Resp
     let budget = context.budget;
     let large = {
         let reader = state.store().reader();
-        let (iri, id, usage) = find_entity(&reader, &request.candidates)?;
-        if usage.as_subject + usage.as_object <= INLINE_QUADS {
-            let deadline = Deadline::after(INLINE_BUDGET.min(budget));
-            match answer(&reader, (iri.clone(), id), &request, &context, deadline) {
-                Err(ApiError::Timeout(_)) => {}
-                done => {
-                    let (answer, headers) = done?;
-                    return Ok(headers.into_response(answer));
+        match find_entity(&reader, &request.candidates) {
+            Ok((iri, id, usage)) => {
+                if usage.as_subject + usage.as_object <= INLINE_QUADS {
+                    let deadline = Deadline::after(INLINE_BUDGET.min(budget));
+                    match answer(&reader, (iri.clone(), id), &request, &context, deadline) {
+                        Err(ApiError::Timeout(_)) => {}
+                        done => {
+                            let (answer, headers) = done?;
+                            return Ok(headers.into_response(answer));
+                        }
+                    }
                 }
+                Some(iri)
             }
+            Err(not_found @ ApiError::EntityNotFound(_)) => {
+                if hash_document::find(&reader, &request.candidates)?.is_none() {
+                    return Err(not_found);
+                }
+                None
+            }
+            Err(other) => return Err(other),
         }
-        iri
     };
     let store = state.store().clone();
     let work = tokio::task::spawn_blocking(move || {
         let reader = store.reader();
-        // The entity may have gone since it was found (a commit in between).
-        let (_, id, _) = find_entity(&reader, &[large.as_str().to_owned()])?;
-        answer(
-            &reader,
-            (large, id),
-            &request,
-            &context,
-            Deadline::after(budget),
-        )
+        let deadline = Deadline::after(budget);
+        match large {
+            Some(iri) => {
+                // The entity may have gone since it was found (a commit in between).
+                let (_, id, _) = find_entity(&reader, &[iri.as_str().to_owned()])?;
+                answer(&reader, (iri, id), &request, &context, deadline)
+            }
+            None => hash_document::answer(&reader, &request, &context, deadline),
+        }
     });
     let (answer, headers) = tokio::time::timeout(budget + Duration::from_secs(1), work)
         .await
@@ -149,13 +178,8 @@ fn answer(
     let Context {
         settings, cache, ..
     } = context;
-    let sequence = reader.sequence().map_err(store_error)?;
-    let last_commit_ms = reader.last_commit_ms().map_err(store_error)?;
-    let etag = etag(request, sequence);
-    let last_modified = (last_commit_ms > 0)
-        .then(|| httpdate::fmt_http_date(UNIX_EPOCH + Duration::from_millis(last_commit_ms)));
-    let headers = Headers::new(request, &iri, etag, last_modified);
-    if is_fresh(request, &headers, last_commit_ms) {
+    let (headers, fresh, sequence) = headers_for(reader, request, &iri)?;
+    if fresh {
         return Ok((Answer::NotModified, headers));
     }
     let html = request.representation == Representation::Html;
@@ -208,7 +232,10 @@ fn answer(
     Ok((Answer::Body(body, has_next), headers))
 }
 
-fn serialize(described: &DescribedPage, format: oxrdfio::RdfFormat) -> Result<Vec<u8>, ApiError> {
+pub(super) fn serialize(
+    described: &DescribedPage,
+    format: oxrdfio::RdfFormat,
+) -> Result<Vec<u8>, ApiError> {
     let mut serializer = RdfSerializer::from_format(format).for_writer(Vec::new());
     let datasets = format.supports_datasets();
     for quad in described.quads() {
@@ -221,6 +248,23 @@ fn serialize(described: &DescribedPage, format: oxrdfio::RdfFormat) -> Result<Ve
         }
     }
     serializer.finish().map_err(io_error)
+}
+
+/// The headers of the document of `iri` at the reader's commit, whether the client's copy
+/// is fresh, and the commit sequence.
+pub(super) fn headers_for(
+    reader: &Reader<'_>,
+    request: &DocumentRequest,
+    iri: &NamedNode,
+) -> Result<(Headers, bool, u64), ApiError> {
+    let sequence = reader.sequence().map_err(store_error)?;
+    let last_commit_ms = reader.last_commit_ms().map_err(store_error)?;
+    let etag = etag(request, sequence);
+    let last_modified = (last_commit_ms > 0)
+        .then(|| httpdate::fmt_http_date(UNIX_EPOCH + Duration::from_millis(last_commit_ms)));
+    let headers = Headers::new(request, iri, etag, last_modified);
+    let fresh = is_fresh(request, &headers, last_commit_ms);
+    Ok((headers, fresh, sequence))
 }
 
 /// An entity tag per commit, representation, page, and (for HTML) languages and base IRI.
@@ -258,13 +302,13 @@ fn is_fresh(request: &DocumentRequest, headers: &Headers, last_commit_ms: u64) -
 }
 
 /// The headers of a document response.
-struct Headers {
+pub(super) struct Headers {
     etag: String,
     last_modified: Option<String>,
     content_type: &'static str,
-    alternates: Vec<Alternate>,
-    previous: Option<String>,
-    next: String,
+    pub alternates: Vec<Alternate>,
+    pub previous: Option<String>,
+    pub next: String,
     content_location: Option<String>,
     html: bool,
 }
@@ -305,7 +349,7 @@ impl Headers {
         }
     }
 
-    fn into_response(self, answer: Answer) -> Response {
+    pub(super) fn into_response(self, answer: Answer) -> Response {
         let (mut response, has_next) = match answer {
             Answer::NotModified => (StatusCode::NOT_MODIFIED.into_response(), false),
             Answer::Body(body, has_next) => {

@@ -1,0 +1,82 @@
+//! Hash IRIs: `…/vocab` answers, in place, for `…/vocab#Person` and `…/vocab#knows`.
+
+use crate::common::{header, parse_rdf, TestServer};
+use crate::support::{get, BASE};
+use lodestone_server::config::ServerSettings;
+use lodestone_store::load::RdfFormat;
+
+const DATA: &str = r#"
+@prefix v: <http://example.org/resource/vocab#> .
+@prefix ex: <http://example.org/resource/> .
+@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+v:Person a rdfs:Class ; rdfs:label "Person"@en, "Personne"@fr .
+v:knows rdfs:label "knows" ; rdfs:domain v:Person .
+ex:alice a v:Person ; rdfs:label "Alice" .
+<http://example.org/resource/vocabulary#other> rdfs:label "Not in the vocab" .
+"#;
+
+fn server() -> TestServer {
+    TestServer::with_data(ServerSettings::default().with_base_iri(BASE), DATA)
+}
+
+#[test]
+fn a_hash_document_answers_in_place_with_its_resources() {
+    let server = server();
+    let turtle = get(&server, "/resource/vocab", "text/turtle");
+    assert_eq!(turtle.status(), 200, "no redirect for a hash document");
+    assert_eq!(header(&turtle, "content-location"), "/data/vocab.ttl");
+    let triples = parse_rdf(&turtle.bytes().expect("body"), RdfFormat::Turtle);
+    // Person: 3 own + `knows` points at it + alice's type; knows: 2 own. The link from
+    // `knows` to `Person` is said once.
+    assert_eq!(triples.len(), 6, "{triples:#?}");
+    assert!(triples.iter().any(|t| t.contains("\"Personne\"@fr")));
+    assert!(triples
+        .iter()
+        .any(|t| t.starts_with("<http://example.org/resource/alice>")));
+    assert!(!triples.iter().any(|t| t.contains("Not in the vocab")));
+    // The same document at its data and page URLs.
+    let data = get(&server, "/data/vocab.nt", "");
+    assert_eq!(data.status(), 200);
+    assert_eq!(
+        parse_rdf(&data.bytes().expect("body"), RdfFormat::NTriples).len(),
+        6
+    );
+    let html = get(&server, "/resource/vocab", "text/html");
+    assert_eq!(html.status(), 200);
+    assert_eq!(header(&html, "content-location"), "/page/vocab");
+    let html = html.text().expect("html");
+    assert!(html.contains("<li id=\"Person\">"), "{html}");
+    assert!(html.contains("<li id=\"knows\">"), "{html}");
+    assert!(html.contains("/describe?uri=http%3A%2F%2Fexample.org%2Fresource%2Fvocab%23Person"));
+    assert!(html.contains(">Person</a>"), "the English label: {html}");
+    let page = get(&server, "/page/vocab", "");
+    assert_eq!(page.status(), 200);
+    // Each resource keeps its own page.
+    let person = get(
+        &server,
+        "/describe?uri=http%3A%2F%2Fexample.org%2Fresource%2Fvocab%23Person&format=nt",
+        "",
+    );
+    assert_eq!(person.status(), 200);
+    // Pages of entities link to a hash IRI's own page.
+    let alice = get(&server, "/page/alice", "").text().expect("html");
+    assert!(
+        alice.contains(
+            "href=\"/describe?uri=http%3A%2F%2Fexample.org%2Fresource%2Fvocab%23Person\""
+        ),
+        "{alice}"
+    );
+}
+
+#[test]
+fn documents_without_hash_iris_are_not_found() {
+    let server = server();
+    for path in [
+        "/resource/vocabx",
+        "/resource/voc",
+        "/page/vocab%23",
+        "/data/nothing.ttl",
+    ] {
+        assert_eq!(get(&server, path, "text/turtle").status(), 404, "{path}");
+    }
+}
