@@ -13,6 +13,8 @@ v:Person a rdfs:Class ; rdfs:label "Person"@en, "Personne"@fr .
 v:knows rdfs:label "knows" ; rdfs:domain v:Person .
 ex:alice a v:Person ; rdfs:label "Alice" .
 <http://example.org/resource/vocabulary#other> rdfs:label "Not in the vocab" .
+ex:onto a <http://www.w3.org/2002/07/owl#Ontology> ; rdfs:label "The ontology" .
+<http://example.org/resource/onto#Term> rdfs:label "Term" .
 "#;
 
 fn server() -> TestServer {
@@ -79,4 +81,37 @@ fn documents_without_hash_iris_are_not_found() {
     ] {
         assert_eq!(get(&server, path, "text/turtle").status(), 404, "{path}");
     }
+}
+
+#[test]
+fn a_described_document_also_covers_its_hash_iris() {
+    let server = server();
+    let turtle = get(&server, "/resource/onto", "text/turtle");
+    assert_eq!(turtle.status(), 200, "no redirect for a hash document");
+    let triples = parse_rdf(&turtle.bytes().expect("body"), RdfFormat::Turtle);
+    assert_eq!(
+        triples.len(),
+        3,
+        "the ontology's two and its term's one: {triples:#?}"
+    );
+    // `/describe` answers for the one IRI asked about.
+    let describe = get(
+        &server,
+        "/describe?uri=http%3A%2F%2Fexample.org%2Fresource%2Fonto&format=nt",
+        "",
+    );
+    assert_eq!(
+        parse_rdf(&describe.bytes().expect("body"), RdfFormat::NTriples).len(),
+        2
+    );
+    // The page is the ontology's, with its terms listed and anchored.
+    let html = get(&server, "/page/onto", "").text().expect("html");
+    assert!(html.contains("<h1>The ontology</h1>"), "{html}");
+    assert!(
+        html.contains("<li id=\"Term\"><a href=\"/describe?uri="),
+        "{html}"
+    );
+    // Pages of IRIs without hash IRIs list nothing.
+    let alice = get(&server, "/page/alice", "").text().expect("html");
+    assert!(!alice.contains("hash-entries"));
 }

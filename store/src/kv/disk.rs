@@ -133,6 +133,11 @@ fn table_options(table: Table, options: &StoreOptions, cache: &Cache) -> Options
         // replacing a large graph.
         cf.set_prefix_extractor(SliceTransform::create_fixed_prefix(QUAD_PREFIX_LEN));
     }
+    if table == Table::HashIris {
+        // Scans of one document's hash: the prefix bloom filter answers "none" (most IRIs) at
+        // the cost of a filter probe.
+        cf.set_prefix_extractor(SliceTransform::create_fixed_prefix(QUAD_PREFIX_LEN));
+    }
     if table.is_keyed_by_term() {
         // Per-term counters and dictionary entries: a commit touches a few hundred scattered
         // keys, which a hash of short lists takes far more cheaply than one skip list.

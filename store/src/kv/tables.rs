@@ -105,6 +105,7 @@ impl Table {
                 | Self::ClassStats
                 | Self::Spog
                 | Self::Graphs
+                | Self::HashIris
         )
     }
 }

@@ -382,7 +382,8 @@ impl<'a> Reader<'a> {
         limit: usize,
     ) -> Result<Vec<(TermId, oxrdf::NamedNode)>, StoreError> {
         let prefix = hash_iris::prefix(document.as_bytes()).to_vec();
-        let options = self.read_options(prefix_upper_bound(&prefix));
+        let mut options = self.read_options(prefix_upper_bound(&prefix));
+        options.set_total_order_seek(false);
         let mut iter = self
             .db
             .raw_iterator_cf_opt(self.cf(Table::HashIris), options);

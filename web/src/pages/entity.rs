@@ -168,6 +168,8 @@ pub struct EntityPage {
     pub pagination: Pagination,
     /// Alternate formats (also in the layout's head).
     pub alternates: Vec<crate::pages::layout::Alternate>,
+    /// Hash IRIs of which this IRI is the document (`{iri}#…`), listed with anchors.
+    pub hash_resources: Vec<crate::pages::hash_document::HashEntry>,
 }
 
 impl EntityPage {
@@ -307,6 +309,7 @@ impl EntityPage {
             usage: data.usage,
             pagination,
             alternates,
+            hash_resources: Vec::new(),
         }
     }
 

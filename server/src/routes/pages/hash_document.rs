@@ -1,10 +1,13 @@
 //! Documents of hash IRIs: `…/vocab` is the document of `…/vocab#a`, `…/vocab#b`, ….
 //!
-//! A client that dereferences `…/vocab#a` asks for `…/vocab`, so when the store does not
-//! describe `…/vocab` itself but holds IRIs `…/vocab#…`, the document answers in place (no
-//! redirect): in RDF, the descriptions of its resources one after the other (each statement
-//! once), paged like any document; in HTML, a list anchored by fragment, so that the browser
-//! lands on the resource asked for, with a link to each resource's own page.
+//! A client that dereferences `…/vocab#a` asks for `…/vocab`, so when the store holds IRIs
+//! `…/vocab#…`, the document URLs of `…/vocab` (`/resource`, `/data`, `/page`) answer for
+//! them too, `/resource` in place (no redirect). In RDF: the descriptions of `…/vocab` (if the
+//! store describes it) and of its hash IRIs one after the other, each statement once, paged
+//! like any document. In HTML: the page of `…/vocab` (if described) with the hash IRIs listed,
+//! or the list alone; each entry is anchored by its fragment, so that the browser lands on the
+//! resource asked for, and links to the resource's own page. `/describe?uri=` answers for the
+//! one IRI asked about.
 
 use super::describe::{describe, label_property_ids, labels_of, Deadline, DescribedPage};
 use super::respond::{
@@ -13,19 +16,43 @@ use super::respond::{
 use crate::error::ApiError;
 use crate::extract::representation::Representation;
 use lodestone_store::{Reader, TermId};
-use lodestone_web::{HashDocumentPage, HashEntry, Layout};
+use lodestone_web::{HashDocumentPage, HashEntry, LanguageChain, Layout};
 use oxrdf::{NamedNode, Quad};
 use rustc_hash::FxHashSet;
 
 /// Resources of one hash document described or listed at most.
 pub const MAX_RESOURCES: usize = 1_000;
 
-/// A document and its hash IRIs (at most [`MAX_RESOURCES`] + 1, to tell that there are more).
+/// A document and the resources it describes: itself if the store describes it, then its
+/// hash IRIs (at most [`MAX_RESOURCES`] of them, plus one to tell that there are more).
 pub struct HashDocument {
     /// The document IRI.
     pub iri: NamedNode,
     /// Its resources, in IRI order.
     pub resources: Vec<(TermId, NamedNode)>,
+}
+
+impl HashDocument {
+    /// The document `iri` if the store holds hash IRIs `{iri}#…`, with `entity` (the id of
+    /// `iri` itself, when the store describes it) first.
+    pub fn of(
+        reader: &Reader<'_>,
+        iri: NamedNode,
+        entity: Option<TermId>,
+    ) -> Result<Option<Self>, ApiError> {
+        if iri.as_str().contains('#') {
+            return Ok(None);
+        }
+        let hashes = reader
+            .hash_iris(iri.as_str(), MAX_RESOURCES + 1)
+            .map_err(store_error)?;
+        if hashes.is_empty() {
+            return Ok(None);
+        }
+        let mut resources: Vec<_> = entity.map(|id| (id, iri.clone())).into_iter().collect();
+        resources.extend(hashes);
+        Ok(Some(Self { iri, resources }))
+    }
 }
 
 /// The first candidate that is the document of some hash IRIs of the store.
@@ -34,46 +61,62 @@ pub fn find(reader: &Reader<'_>, candidates: &[String]) -> Result<Option<HashDoc
         let Ok(iri) = NamedNode::new(candidate.as_str()) else {
             continue;
         };
-        if iri.as_str().contains('#') {
-            continue;
-        }
-        let resources = reader
-            .hash_iris(iri.as_str(), MAX_RESOURCES + 1)
-            .map_err(store_error)?;
-        if !resources.is_empty() {
-            return Ok(Some(HashDocument { iri, resources }));
+        if let Some(document) = HashDocument::of(reader, iri, None)? {
+            return Ok(Some(document));
         }
     }
     Ok(None)
 }
 
+/// Whether the store holds hash IRIs `{iri}#…`.
+pub fn has_resources(reader: &Reader<'_>, iri: &NamedNode) -> Result<bool, ApiError> {
+    Ok(!iri.as_str().contains('#')
+        && !reader
+            .hash_iris(iri.as_str(), 1)
+            .map_err(store_error)?
+            .is_empty())
+}
+
+/// The list entries of the hash IRIs of `iri` (none if it has none), and whether there are
+/// more than listed.
+pub fn entries(
+    reader: &Reader<'_>,
+    iri: &NamedNode,
+    context: &Context,
+    chain: &LanguageChain,
+) -> Result<(Vec<HashEntry>, bool), ApiError> {
+    let Some(document) = HashDocument::of(reader, iri.clone(), None)? else {
+        return Ok((Vec::new(), false));
+    };
+    let truncated = document.resources.len() > MAX_RESOURCES;
+    let labels = label_property_ids(reader, &context.settings.labels.properties, &context.cache)?;
+    let entries = document
+        .resources
+        .iter()
+        .take(MAX_RESOURCES)
+        .map(|(id, iri)| {
+            let labels = labels_of(reader, *id, &labels)?;
+            Ok(HashEntry::new(iri.as_str(), Some(&labels), chain))
+        })
+        .collect::<Result<_, ApiError>>()?;
+    Ok((entries, truncated))
+}
+
 /// Answers a request for a hash document.
 pub fn answer(
     reader: &Reader<'_>,
+    document: HashDocument,
     request: &DocumentRequest,
     context: &Context,
     deadline: Deadline,
 ) -> Result<(Answer, Headers), ApiError> {
-    let document = find(reader, &request.candidates)?.ok_or_else(|| {
-        ApiError::EntityNotFound(request.candidates.first().cloned().unwrap_or_default())
-    })?;
     let (headers, fresh, _) = headers_for(reader, request, &document.iri)?;
     if fresh {
         return Ok((Answer::NotModified, headers));
     }
-    let truncated = document.resources.len() > MAX_RESOURCES;
-    let resources = &document.resources[..document.resources.len().min(MAX_RESOURCES)];
     match request.representation {
         Representation::Html => {
-            let labels =
-                label_property_ids(reader, &context.settings.labels.properties, &context.cache)?;
-            let entries = resources
-                .iter()
-                .map(|(id, iri)| {
-                    let labels = labels_of(reader, *id, &labels)?;
-                    Ok(HashEntry::new(iri.as_str(), Some(&labels), &request.chain))
-                })
-                .collect::<Result<Vec<_>, ApiError>>()?;
+            let (entries, truncated) = entries(reader, &document.iri, context, &request.chain)?;
             let layout = Layout::new(
                 context.settings.site_name.clone(),
                 request.chain.primary(),
@@ -92,6 +135,7 @@ pub fn answer(
             Ok((Answer::Body(html.into_bytes(), false), headers))
         }
         Representation::Rdf(format) => {
+            let resources = &document.resources[..document.resources.len().min(MAX_RESOURCES)];
             let (quads, has_next) =
                 page_of_quads(reader, resources, request.page, context, deadline)?;
             let page = DescribedPage {

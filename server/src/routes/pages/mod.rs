@@ -145,6 +145,7 @@ fn request(
         if_none_match: header_text(headers, header::IF_NONE_MATCH),
         if_modified_since: header_text(headers, header::IF_MODIFIED_SINCE),
         content_location: None,
+        whole_document: true,
     })
 }
 
@@ -273,6 +274,7 @@ async fn describe_any(
     let accept: AcceptHeader = accept_header(&headers);
     let representation = representation::choose(&accept, params.format.as_deref(), false)?;
     let mut document = request(&state, &headers, &params, vec![iri.clone()], representation)?;
+    document.whole_document = false;
     if params.format.is_none() {
         let mut pairs = vec![("uri", iri.as_str()), ("format", representation.suffix())];
         let page = params.page.to_string();

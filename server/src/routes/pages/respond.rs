@@ -7,7 +7,7 @@
 
 use super::cache::PageCache;
 use super::describe::{describe, page_data, Deadline, DescribedPage};
-use super::hash_document;
+use super::hash_document::{self, HashDocument};
 use super::settings::PageSettings;
 use crate::error::ApiError;
 use crate::extract::representation::{Representation, REPRESENTATIONS};
@@ -42,6 +42,9 @@ pub struct DocumentRequest {
     pub if_modified_since: Option<String>,
     /// `Content-Location` to send (when a negotiated URL answers in place).
     pub content_location: Option<String>,
+    /// Whether the URL is the IRI's document (`/resource`, `/page`, `/data`), which also
+    /// covers the hash IRIs `{iri}#…`; `/describe` answers for the IRI alone.
+    pub whole_document: bool,
 }
 
 /// The answer before it becomes a response.
@@ -88,7 +91,8 @@ fn find_entity(
 pub enum Found {
     /// An entity.
     Entity,
-    /// A document of hash IRIs (`{iri}#…`), answered in place: it needs no redirect.
+    /// The document of hash IRIs (`{iri}#…`), the IRI itself described or not: answered in
+    /// place, it needs no redirect.
     HashDocument,
 }
 
@@ -96,6 +100,7 @@ pub enum Found {
 pub async fn ensure_exists(state: &AppState, candidates: Vec<String>) -> Result<Found, ApiError> {
     let reader = state.store().reader();
     match find_entity(&reader, &candidates) {
+        Ok((iri, _, _)) if hash_document::has_resources(&reader, &iri)? => Ok(Found::HashDocument),
         Ok(_) => Ok(Found::Entity),
         Err(not_found @ ApiError::EntityNotFound(_)) => {
             match hash_document::find(&reader, &candidates)? {
@@ -105,6 +110,14 @@ pub async fn ensure_exists(state: &AppState, candidates: Vec<String>) -> Result<
         }
         Err(other) => Err(other),
     }
+}
+
+/// What a request is answered from once found.
+enum Target {
+    /// An entity; with its hash IRIs in RDF documents of the entity's document URLs.
+    Entity { iri: NamedNode, with_hashes: bool },
+    /// The hash IRIs of a document the store does not describe.
+    HashIris,
 }
 
 /// What answering needs from the server besides the request.
@@ -122,11 +135,14 @@ pub async fn document(state: &AppState, request: DocumentRequest) -> Result<Resp
         cache: Arc::clone(state.page_cache()),
     };
     let budget = context.budget;
-    let large = {
+    let target = {
         let reader = state.store().reader();
         match find_entity(&reader, &request.candidates) {
             Ok((iri, id, usage)) => {
-                if usage.as_subject + usage.as_object <= INLINE_QUADS {
+                let with_hashes = request.whole_document
+                    && request.representation != Representation::Html
+                    && hash_document::has_resources(&reader, &iri)?;
+                if !with_hashes && usage.as_subject + usage.as_object <= INLINE_QUADS {
                     let deadline = Deadline::after(INLINE_BUDGET.min(budget));
                     match answer(&reader, (iri.clone(), id), &request, &context, deadline) {
                         Err(ApiError::Timeout(_)) => {}
@@ -136,13 +152,15 @@ pub async fn document(state: &AppState, request: DocumentRequest) -> Result<Resp
                         }
                     }
                 }
-                Some(iri)
+                Target::Entity { iri, with_hashes }
             }
             Err(not_found @ ApiError::EntityNotFound(_)) => {
-                if hash_document::find(&reader, &request.candidates)?.is_none() {
+                if !request.whole_document
+                    || hash_document::find(&reader, &request.candidates)?.is_none()
+                {
                     return Err(not_found);
                 }
-                None
+                Target::HashIris
             }
             Err(other) => return Err(other),
         }
@@ -151,14 +169,29 @@ pub async fn document(state: &AppState, request: DocumentRequest) -> Result<Resp
     let work = tokio::task::spawn_blocking(move || {
         let reader = store.reader();
         let deadline = Deadline::after(budget);
-        match large {
-            Some(iri) => {
+        let document = match target {
+            Target::Entity { iri, with_hashes } => {
                 // The entity may have gone since it was found (a commit in between).
                 let (_, id, _) = find_entity(&reader, &[iri.as_str().to_owned()])?;
-                answer(&reader, (iri, id), &request, &context, deadline)
+                let document = if with_hashes {
+                    HashDocument::of(&reader, iri.clone(), Some(id))?
+                } else {
+                    None
+                };
+                match document {
+                    Some(document) => document,
+                    None => return answer(&reader, (iri, id), &request, &context, deadline),
+                }
             }
-            None => hash_document::answer(&reader, &request, &context, deadline),
-        }
+            Target::HashIris => {
+                hash_document::find(&reader, &request.candidates)?.ok_or_else(|| {
+                    ApiError::EntityNotFound(
+                        request.candidates.first().cloned().unwrap_or_default(),
+                    )
+                })?
+            }
+        };
+        hash_document::answer(&reader, document, &request, &context, deadline)
     });
     let (answer, headers) = tokio::time::timeout(budget + Duration::from_secs(1), work)
         .await
@@ -222,8 +255,13 @@ fn answer(
                 previous: headers.previous.clone(),
                 next: has_next.then(|| headers.next.clone()),
             };
-            EntityPage::build(&data, layout, &request.linker, &request.chain, pagination)
-                .to_html()
+            let mut page =
+                EntityPage::build(&data, layout, &request.linker, &request.chain, pagination);
+            if request.whole_document {
+                page.hash_resources =
+                    hash_document::entries(reader, &iri, context, &request.chain)?.0;
+            }
+            page.to_html()
                 .map_err(|e| ApiError::Internal(e.to_string()))?
                 .into_bytes()
         }
