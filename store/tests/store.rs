@@ -33,3 +33,5 @@ mod reclaim;
 mod roundtrip;
 #[path = "store/support.rs"]
 mod support;
+#[path = "store/walk.rs"]
+mod walk;
