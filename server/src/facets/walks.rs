@@ -193,8 +193,13 @@ fn walk<S: Default + Send>(
 /// How many parts (threads) a walk over `terms` focus terms is best split into: one below
 /// twice [`TERMS_PER_PART`], at most the machine's cores and [`MAX_PARTS`].
 pub fn parts_for(terms: usize) -> usize {
+    let wanted = terms / TERMS_PER_PART;
+    if wanted < 2 {
+        // Most focus sets: no need to ask the system for its cores (a read of cgroup files).
+        return 1;
+    }
     let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
-    (terms / TERMS_PER_PART).clamp(1, cores.clamp(1, MAX_PARTS))
+    wanted.min(cores.clamp(1, MAX_PARTS))
 }
 
 /// The counts of the parts added up (the parts hold disjoint focus terms).
@@ -335,6 +340,19 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn small_sets_are_walked_by_one_thread_large_ones_by_at_most_the_cores() {
+        assert_eq!(parts_for(0), 1);
+        assert_eq!(parts_for(2 * TERMS_PER_PART - 1), 1);
+        let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+        let most = parts_for(usize::MAX);
+        assert!(
+            most >= 1 && most <= MAX_PARTS.min(cores),
+            "{most} parts on {cores} cores"
+        );
+        assert_eq!(parts_for(2 * TERMS_PER_PART), 2.min(cores));
     }
 
     #[test]
