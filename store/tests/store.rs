@@ -35,3 +35,5 @@ mod reclaim;
 mod roundtrip;
 #[path = "store/support.rs"]
 mod support;
+#[path = "store/walk.rs"]
+mod walk;

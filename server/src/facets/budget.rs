@@ -75,6 +75,11 @@ impl Ticker {
         Self { deadline, steps: 0 }
     }
 
+    /// A new ticker for the same deadline, for work done on another thread.
+    pub fn fork(&self) -> Self {
+        Self::new(self.deadline)
+    }
+
     /// Counts one step; `Err(OutOfTime)` when the deadline has passed.
     pub fn tick(&mut self) -> Result<(), EngineError> {
         self.steps += 1;

@@ -3,7 +3,8 @@
 //! - [`model`]: the facet tree; [`json`] and [`fct`] read the two syntaxes into it.
 //! - [`planner`] resolves it to ids and re-hangs it from the focus; [`executor`] finds the
 //!   focus set from the most selective constraint ([`scan`] chooses between look-ups and
-//!   one scan of a predicate); [`views`] counts on ids; [`labels`]
+//!   one scan of a predicate); [`views`] counts on ids ([`walks`] reads every focus term's
+//!   quads in one forward pass); [`labels`]
 //!   names what is shown; [`engine`] ties them together with the time budget and the cache.
 //! - [`ranges`] buckets numeric and date values for the `ranges` view.
 //! - [`sparql`] builds the equivalent SPARQL query as algebra; [`text`] is the seam to full
@@ -24,6 +25,7 @@ pub mod scan;
 pub mod sparql;
 pub mod text;
 pub mod views;
+pub mod walks;
 pub mod xml;
 
 pub use crate::facets::engine::FacetEngine;

@@ -8,8 +8,9 @@ use crate::facets::budget::{Deadline, EngineError, Ticker};
 use crate::facets::executor::FocusSet;
 use crate::facets::model::{View, ViewKind};
 use crate::facets::scan::{self, End};
+use crate::facets::walks;
 use lodestone_store::{Reader, TermId};
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 
 /// The rows of a view before labels and decoding.
 #[derive(Debug, Default)]
@@ -32,39 +33,38 @@ pub fn compute(
     deadline: Deadline,
 ) -> Result<ViewRows, EngineError> {
     let mut ticker = Ticker::new(deadline);
+    let parts = walks::parts_for(focus.members.len());
     let (mut rows, complete) = match view.kind {
-        ViewKind::Entities => rank_entities(reader, focus, &mut ticker)?,
+        ViewKind::Entities => rank_entities(reader, focus, &ticker)?,
         ViewKind::Classes => match rdf_type {
             Some(t) => count_objects(reader, focus, t, &mut ticker)?,
             None => (Vec::new(), true),
         },
-        ViewKind::Properties => count_keys(focus, &mut ticker, |x| {
-            collect(reader.quads_for_pattern(Some(x), None, None, None), |q| {
-                q.predicate
-            })
-        })?,
-        ViewKind::PropertiesIn => count_keys(focus, &mut ticker, |x| {
-            collect(reader.quads_for_pattern(None, None, Some(x), None), |q| {
-                q.predicate
-            })
-        })?,
+        ViewKind::Properties => rows_of(walks::properties(reader, &focus.members, parts, &ticker)?),
+        ViewKind::PropertiesIn => rows_of(walks::properties_in(
+            reader,
+            &focus.members,
+            parts,
+            &ticker,
+        )?),
         // The counts per value from which `ranges` are bucketed (the engine buckets them in
         // [`crate::facets::ranges`]).
         ViewKind::Values | ViewKind::Ranges => match property {
             Some(p) => count_objects(reader, focus, p, &mut ticker)?,
             None => (Vec::new(), true),
         },
-        ViewKind::Graphs => count_keys(focus, &mut ticker, |x| {
-            let mut graphs = collect(reader.quads_for_pattern(Some(x), None, None, None), |q| {
-                q.graph
-            })?;
-            // SPARQL's `GRAPH ?g` ranges over named graphs only.
-            graphs.retain(|g| !g.is_default_graph());
-            Ok(graphs)
-        })?,
+        ViewKind::Graphs => rows_of(walks::graphs(reader, &focus.members, parts, &ticker)?),
     };
     let total = rows.len() as u64;
-    rows.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    let order = |a: &(TermId, f64), b: &(TermId, f64)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+    // Only the page is put in order (the key order is total, so the page is the same as
+    // after a full sort).
+    let end = view.offset.saturating_add(view.limit);
+    if end < rows.len() {
+        rows.select_nth_unstable_by(end, order);
+        rows.truncate(end);
+    }
+    rows.sort_by(order);
     let rows = rows
         .into_iter()
         .skip(view.offset)
@@ -96,78 +96,38 @@ fn count_objects(
     Ok((rows, complete))
 }
 
-/// Distinct ids picked from a pattern's quads.
-fn collect(
-    quads: lodestone_store::QuadIter<'_, '_>,
-    pick: impl Fn(&lodestone_store::EncodedQuad) -> TermId,
-) -> Result<Vec<TermId>, EngineError> {
-    let mut out = Vec::new();
-    for quad in quads {
-        let id = pick(&quad?);
-        if !out.contains(&id) {
-            out.push(id);
-        }
-    }
-    Ok(out)
-}
-
-/// Counts, per key, the focus terms whose `keys` include it; stops at the deadline.
-fn count_keys(
-    focus: &FocusSet,
-    ticker: &mut Ticker,
-    mut keys: impl FnMut(TermId) -> Result<Vec<TermId>, EngineError>,
-) -> Result<(Vec<(TermId, f64)>, bool), EngineError> {
-    let mut counts: FxHashMap<TermId, u64> = FxHashMap::default();
-    let mut complete = true;
-    for x in &focus.members {
-        if let Err(EngineError::OutOfTime) = ticker.tick() {
-            complete = false;
-            break;
-        }
-        for key in keys(*x)? {
-            *counts.entry(key).or_default() += 1;
-        }
-    }
+/// Counts as rows.
+fn rows_of((counts, complete): walks::Counted) -> (Vec<(TermId, f64)>, bool) {
     #[allow(clippy::cast_precision_loss)]
     let rows = counts.into_iter().map(|(k, c)| (k, c as f64)).collect();
-    Ok((rows, complete))
+    (rows, complete)
 }
 
 /// Entities ranked by text score and in-degree (`score × (1 + 0.1·ln(1 + refs))`), or by
-/// in-degree alone without text. In-degrees are read in batches of [`RANK_BATCH`].
+/// in-degree alone without text. In-degrees come from one walk over the members' quads as
+/// objects ([`walks::in_degrees`]); past the deadline the entities not reached yet are
+/// still listed (the total stays right) but unranked, and the response says it is
+/// incomplete.
 fn rank_entities(
     reader: &Reader<'_>,
     focus: &FocusSet,
-    ticker: &mut Ticker,
+    ticker: &Ticker,
 ) -> Result<(Vec<(TermId, f64)>, bool), EngineError> {
-    let mut seen = FxHashSet::default();
-    let members: Vec<TermId> = focus
-        .members
-        .iter()
-        .copied()
-        .filter(|x| seen.insert(*x))
+    let mut members = focus.members.clone();
+    members.sort_unstable();
+    members.dedup();
+    let (refs, complete) =
+        walks::in_degrees(reader, &members, walks::parts_for(members.len()), ticker)?;
+    #[allow(clippy::cast_precision_loss)]
+    let rows = members
+        .into_iter()
+        .map(|x| {
+            let refs = refs.get(&x).copied().unwrap_or(0) as f64;
+            (x, score(focus, x, refs))
+        })
         .collect();
-    let mut rows = Vec::with_capacity(members.len());
-    let mut complete = true;
-    for batch in members.chunks(RANK_BATCH) {
-        // Past the deadline the remaining entities are still listed (the total stays
-        // right) but unranked, and the response says it is incomplete.
-        if complete && batch.iter().all(|_| ticker.tick().is_ok()) {
-            let usages = reader.usages(batch)?;
-            for (x, usage) in batch.iter().zip(usages) {
-                #[allow(clippy::cast_precision_loss)]
-                rows.push((*x, score(focus, *x, usage.as_object as f64)));
-            }
-        } else {
-            complete = false;
-            rows.extend(batch.iter().map(|x| (*x, score(focus, *x, 0.0))));
-        }
-    }
     Ok((rows, complete))
 }
-
-/// Entities whose in-degrees are read together.
-const RANK_BATCH: usize = 4096;
 
 /// The rank score of an entity with `refs` incoming links.
 fn score(focus: &FocusSet, x: TermId, refs: f64) -> f64 {

@@ -2,4 +2,5 @@
 
 pub(crate) mod decoded;
 pub mod reader;
+pub mod walk;
 pub mod writer;

@@ -99,16 +99,7 @@ impl<'a> Reader<'a> {
         // Scans with a bound first id stay within one hash bucket of the memtable (prefix
         // mode); a full scan needs total order.
         let total_order = prefix.len() < QUAD_PREFIX_LEN;
-        let slot = permutation.index() * 2 + usize::from(total_order);
-        let idle = self.idle.borrow_mut()[slot].pop();
-        // No upper bound on the iterator (so that it can be reused for any prefix): the scan
-        // stops at the first key outside the prefix.
-        let mut iter = idle.unwrap_or_else(|| {
-            let mut options = self.read_options(None);
-            options.set_total_order_seek(total_order);
-            self.db
-                .raw_iterator_cf_opt(self.cf(permutation_table(permutation)), options)
-        });
+        let (slot, mut iter) = self.take_iterator(permutation, total_order);
         iter.seek(&prefix);
         let (extra, removed) = match self.overlay {
             Some(overlay) => (overlay.added_matching(permutation, pattern), Some(overlay)),
@@ -124,6 +115,42 @@ impl<'a> Reader<'a> {
             removed,
             failed: false,
         }
+    }
+
+    /// An idle iterator over one index order (or a new one) and the slot it goes back to.
+    /// Iterators have no upper bound, so that they can be reused for any prefix: scans stop
+    /// at the first key outside their range.
+    pub(super) fn take_iterator(
+        &self,
+        permutation: Permutation,
+        total_order: bool,
+    ) -> (usize, DBRawIterator<'a>) {
+        let slot = permutation.index() * 2 + usize::from(total_order);
+        let idle = self.idle.borrow_mut()[slot].pop();
+        let iter = idle.unwrap_or_else(|| {
+            let mut options = self.read_options(None);
+            options.set_total_order_seek(total_order);
+            self.db
+                .raw_iterator_cf_opt(self.cf(permutation_table(permutation)), options)
+        });
+        (slot, iter)
+    }
+
+    /// Returns an iterator taken by [`Reader::take_iterator`] for reuse (a failed one is
+    /// dropped).
+    pub(super) fn give_back(&self, slot: usize, iter: DBRawIterator<'a>) {
+        if iter.status().is_ok() {
+            if let Ok(mut idle) = self.idle.try_borrow_mut() {
+                if let Some(list) = idle.get_mut(slot) {
+                    list.push(iter);
+                }
+            }
+        }
+    }
+
+    /// Uncommitted changes this reader sees on top of its snapshot, if any.
+    pub(super) fn overlay(&self) -> Option<&'a Overlay> {
+        self.overlay
     }
 
     /// Whether the store holds this exact quad.
