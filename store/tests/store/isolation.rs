@@ -4,7 +4,8 @@
 use crate::support::TempStore;
 use lodestone_store::Store;
 use oxrdf::{GraphName, Literal, NamedNode, Quad};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 
 const QUADS: usize = 20;
 const COMMITS: usize = 300;
@@ -26,14 +27,20 @@ fn quad(n: usize) -> Quad {
 }
 
 /// Each commit removes the oldest quad and adds a new one: every snapshot holds exactly
-/// `QUADS` quads, whichever index it is read through.
-fn writer(store: &Store, done: &AtomicBool) {
+/// `QUADS` quads, whichever index it is read through. The writer goes on past `COMMITS`
+/// until the readers have checked a snapshot (on a busy machine they may start late).
+fn writer(store: &Store, done: &AtomicBool, checked: &AtomicUsize) {
     let mut transaction = store.transaction().expect("transaction");
     for n in 0..QUADS {
         transaction.insert(quad(n).as_ref()).expect("insert");
     }
     transaction.commit().expect("commit");
-    for n in QUADS..QUADS + COMMITS {
+    let started = Instant::now();
+    for n in QUADS.. {
+        let enough = n >= QUADS + COMMITS && checked.load(Ordering::Acquire) > 0;
+        if enough || started.elapsed() > Duration::from_secs(60) {
+            break;
+        }
         let mut transaction = store.transaction().expect("transaction");
         assert!(transaction
             .remove(quad(n - QUADS).as_ref())
@@ -44,9 +51,8 @@ fn writer(store: &Store, done: &AtomicBool) {
     done.store(true, Ordering::Release);
 }
 
-/// Checks snapshots until the writer is done; returns how many were non-empty.
-fn reader(store: &Store, done: &AtomicBool) -> usize {
-    let mut checked = 0;
+/// Checks snapshots until the writer is done, counting the non-empty ones in `checked`.
+fn reader(store: &Store, done: &AtomicBool, checked: &AtomicUsize) {
     while !done.load(Ordering::Acquire) {
         let reader = store.reader();
         let counts = reader.counts().expect("counts");
@@ -71,24 +77,23 @@ fn reader(store: &Store, done: &AtomicBool) -> usize {
             "counter, SPOG, POSG and GSPO views of one snapshot"
         );
         assert_eq!(reader.usage(p).expect("usage").as_predicate, QUADS as u64);
-        checked += 1;
+        checked.fetch_add(1, Ordering::AcqRel);
     }
-    checked
 }
 
 #[test]
 fn readers_see_whole_commits_while_the_writer_commits() {
     let store = TempStore::new();
     let done = AtomicBool::new(false);
-    let checked: usize = std::thread::scope(|scope| {
-        let readers: Vec<_> = (0..2)
-            .map(|_| scope.spawn(|| reader(&store, &done)))
-            .collect();
-        writer(&store, &done);
-        readers
-            .into_iter()
-            .map(|r| r.join().expect("reader thread"))
-            .sum()
+    let checked = AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        for _ in 0..2 {
+            scope.spawn(|| reader(&store, &done, &checked));
+        }
+        writer(&store, &done, &checked);
     });
-    assert!(checked > 0, "no snapshot was checked while the writer ran");
+    assert!(
+        checked.load(Ordering::Acquire) > 0,
+        "no snapshot was checked while the writer ran"
+    );
 }
