@@ -1,4 +1,5 @@
 //! Reading and writing quads: snapshots with pattern scans, and the write transaction.
 
+pub(crate) mod overlay;
 pub mod reader;
 pub mod writer;

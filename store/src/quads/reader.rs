@@ -5,7 +5,7 @@ use crate::dictionary::{decode_term, find_id};
 use crate::encoding::{encode_term_bytes, inline_id, EncodedQuad, Permutation, TermId, TermKind};
 use crate::error::{CorruptionError, StoreError};
 use crate::kv::{meta_key, Table, QUAD_PREFIX_LEN};
-use crate::quads::writer::Overlay;
+use crate::quads::overlay::Overlay;
 use crate::stats::{decode_u64, term_graph_key, StoreCounts, TermGraphUsage, TermUsage};
 use oxrdf::{GraphNameRef, Quad, Term, TermRef};
 use rocksdb::{ColumnFamily, DBRawIterator, ReadOptions, Snapshot, DB};
@@ -44,6 +44,7 @@ struct ReaderCache {
 
 impl<'a> Reader<'a> {
     pub(crate) fn new(db: &'a DB, overlay: Option<&'a Overlay>) -> Self {
+        crate::kv::quiet_perf_counters();
         Self {
             db,
             idle: RefCell::default(),
