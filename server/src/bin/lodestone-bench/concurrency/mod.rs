@@ -1,20 +1,22 @@
 //! `concurrency`: 32 readers against one writer that replaces a 10,000-quad graph every
 //! second, on the real server.
 //!
-//! Every version of the graph gives all its quads the same version number, so a reader that
-//! counts the graph and takes the smallest and largest number sees a mix of two versions
-//! (min ≠ max), or a graph half written (count ≠ 10,000), at once. The readers first run
-//! without the writer to measure the idle p99, then with it.
+//! Two kinds of reads run side by side (see [`reads`]): `--readers` clients making typical
+//! reads (a few subjects spread over the graph and a run of consecutive ones, in one query)
+//! and `--auditors` clients counting the whole graph. Both check that they saw one whole
+//! version. They first run without the writer (the idle figures), then with it. Every client
+//! is closed-loop: it sends its next read when the previous one is answered.
+
+mod reads;
 
 use crate::process::{lodestone_binary, ServerProcess};
+use crate::rng::Rng;
 use anyhow::bail;
+use reads::Read;
 use reqwest::blocking::Client;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-
-const GRAPH: &str = "http://concurrency.example/g";
-const P: &str = "http://concurrency.example/version";
 
 /// Options of `lodestone-bench concurrency`.
 #[derive(Debug, clap::Args)]
@@ -22,26 +24,29 @@ pub struct ConcurrencyArgs {
     /// Seconds with the writer running (the idle phase lasts a tenth of it, at least 5 s).
     #[arg(long, default_value_t = 300)]
     pub seconds: u64,
-    /// Reader threads.
+    /// Clients making typical reads.
     #[arg(long, default_value_t = 32)]
     pub readers: usize,
+    /// Clients making whole-graph audits at the same time.
+    #[arg(long, default_value_t = 1)]
+    pub auditors: usize,
     /// Quads in the replaced graph.
     #[arg(long, default_value_t = 10_000)]
     pub quads: usize,
-}
-
-fn version_body(version: u64, quads: usize) -> String {
-    (0..quads)
-        .map(|k| format!("<{GRAPH}/s{k}> <{P}> {version} .\n"))
-        .collect()
+    /// The server's `--max-concurrent-queries` (queries running at once).
+    #[arg(long, default_value_t = 2)]
+    pub slots: usize,
+    /// The server's `--query-queue` (queries waiting for a slot).
+    #[arg(long, default_value_t = 64)]
+    pub queue: usize,
 }
 
 fn put_version(client: &Client, base: &str, version: u64, quads: usize) -> anyhow::Result<()> {
     let response = client
         .put(format!("{base}/store"))
-        .query(&[("graph", GRAPH)])
+        .query(&[("graph", reads::GRAPH)])
         .header("Content-Type", "text/turtle")
-        .body(version_body(version, quads))
+        .body(reads::version_body(version, quads))
         .send()?;
     if !response.status().is_success() {
         bail!("PUT answered {}", response.status());
@@ -49,24 +54,21 @@ fn put_version(client: &Client, base: &str, version: u64, quads: usize) -> anyho
     Ok(())
 }
 
-/// What the readers saw.
+/// What the clients of one kind saw in one phase.
 #[derive(Default)]
 struct Seen {
-    latencies: std::sync::Mutex<Vec<Duration>>,
+    latencies: Mutex<Vec<Duration>>,
     mixed: AtomicU64,
     errors: AtomicU64,
 }
 
-/// One read: count, min and max version of the graph; true if it is one whole version.
-fn read_once(client: &Client, base: &str, quads: usize) -> anyhow::Result<bool> {
-    let query = format!(
-        "SELECT (COUNT(*) AS ?n) (MIN(?v) AS ?lo) (MAX(?v) AS ?hi) WHERE {{ GRAPH <{GRAPH}> {{ ?s <{P}> ?v }} }}"
-    );
+/// Sends one read; true if the answer is one whole version.
+fn read_once(client: &Client, base: &str, read: &Read) -> anyhow::Result<bool> {
     let response = client
         .post(format!("{base}/sparql"))
         .header("Content-Type", "application/sparql-query")
         .header("Accept", "application/sparql-results+json")
-        .body(query)
+        .body(read.query.clone())
         .send()?;
     if !response.status().is_success() {
         bail!("query answered {}", response.status());
@@ -74,49 +76,81 @@ fn read_once(client: &Client, base: &str, quads: usize) -> anyhow::Result<bool> 
     let json: serde_json::Value = response.json()?;
     let row = &json["results"]["bindings"][0];
     let value = |var: &str| row[var]["value"].as_str().unwrap_or("").to_owned();
-    Ok(value("n") == quads.to_string() && value("lo") == value("hi"))
+    Ok(value("n") == read.expected.to_string() && value("lo") == value("hi"))
 }
 
-fn run_readers(
+/// Runs `clients` closed-loop clients until `duration` has passed, each drawing its reads
+/// from `next_read`.
+fn run_clients(
     base: &str,
-    readers: usize,
-    quads: usize,
+    clients: usize,
     duration: Duration,
-) -> anyhow::Result<Arc<Seen>> {
-    let seen = Arc::new(Seen::default());
-    let stop_at = Instant::now() + duration;
-    let threads: Vec<_> = (0..readers)
-        .map(|_| {
-            let (seen, base) = (Arc::clone(&seen), base.to_owned());
-            std::thread::spawn(move || -> anyhow::Result<()> {
-                let client = Client::builder().timeout(Duration::from_secs(60)).build()?;
-                let mut mine = Vec::new();
-                while Instant::now() < stop_at {
-                    let start = Instant::now();
-                    match read_once(&client, &base, quads) {
-                        Ok(true) => mine.push(start.elapsed()),
-                        Ok(false) => {
-                            seen.mixed.fetch_add(1, Ordering::Relaxed);
-                        }
-                        Err(_) => {
-                            seen.errors.fetch_add(1, Ordering::Relaxed);
+    next_read: impl Fn(&mut Rng) -> Read + Send + Sync + 'static,
+) -> std::thread::JoinHandle<anyhow::Result<Arc<Seen>>> {
+    let base = base.to_owned();
+    std::thread::spawn(move || {
+        let seen = Arc::new(Seen::default());
+        let next_read = Arc::new(next_read);
+        let stop_at = Instant::now() + duration;
+        let threads: Vec<_> = (0..clients)
+            .map(|i| {
+                let (seen, base, next_read) =
+                    (Arc::clone(&seen), base.clone(), Arc::clone(&next_read));
+                std::thread::spawn(move || -> anyhow::Result<()> {
+                    let client = Client::builder().timeout(Duration::from_secs(60)).build()?;
+                    let mut rng = Rng::new(i as u64 + 1);
+                    let mut mine = Vec::new();
+                    while Instant::now() < stop_at {
+                        let read = next_read(&mut rng);
+                        let start = Instant::now();
+                        match read_once(&client, &base, &read) {
+                            Ok(true) => mine.push(start.elapsed()),
+                            Ok(false) => {
+                                seen.mixed.fetch_add(1, Ordering::Relaxed);
+                            }
+                            Err(_) => {
+                                seen.errors.fetch_add(1, Ordering::Relaxed);
+                            }
                         }
                     }
-                }
-                seen.latencies
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .extend(mine);
-                Ok(())
+                    seen.latencies
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .extend(mine);
+                    Ok(())
+                })
             })
-        })
-        .collect();
-    for thread in threads {
-        thread
+            .collect();
+        for thread in threads {
+            thread
+                .join()
+                .map_err(|_| anyhow::anyhow!("a reader panicked"))??;
+        }
+        Ok(seen)
+    })
+}
+
+/// Typical reads and audits of one phase.
+struct Phase {
+    typical: Arc<Seen>,
+    audits: Arc<Seen>,
+}
+
+fn run_phase(base: &str, args: &ConcurrencyArgs, duration: Duration) -> anyhow::Result<Phase> {
+    let quads = args.quads;
+    let typical = run_clients(base, args.readers, duration, move |rng| {
+        reads::typical(quads, rng)
+    });
+    let audits = run_clients(base, args.auditors, duration, move |_| reads::audit(quads));
+    let join = |handle: std::thread::JoinHandle<anyhow::Result<Arc<Seen>>>| {
+        handle
             .join()
-            .map_err(|_| anyhow::anyhow!("a reader panicked"))??;
-    }
-    Ok(seen)
+            .map_err(|_| anyhow::anyhow!("a client group panicked"))?
+    };
+    Ok(Phase {
+        typical: join(typical)?,
+        audits: join(audits)?,
+    })
 }
 
 fn percentile(sorted: &[Duration], p: f64) -> f64 {
@@ -127,12 +161,13 @@ fn percentile(sorted: &[Duration], p: f64) -> f64 {
     sorted[index.min(sorted.len() - 1)].as_secs_f64() * 1000.0
 }
 
-fn report(phase: &str, seen: &Seen, seconds: f64) -> f64 {
+/// Prints one line of figures; returns the p99 in milliseconds.
+fn report(label: &str, seen: &Seen, seconds: f64) -> f64 {
     let mut latencies = seen.latencies.lock().unwrap_or_else(|e| e.into_inner());
     latencies.sort();
     let p99 = percentile(&latencies, 0.99);
     println!(
-        "{phase:<8} {:>7} reads ({:.0}/s), p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms, mixed {}, errors {}",
+        "{label:<16} {:>7} reads ({:.0}/s), p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms, mixed {}, errors {}",
         latencies.len(),
         latencies.len() as f64 / seconds,
         percentile(&latencies, 0.5),
@@ -144,10 +179,35 @@ fn report(phase: &str, seen: &Seen, seconds: f64) -> f64 {
     p99
 }
 
+/// The writer: one new version per second, on the second, until `stop`; returns the number
+/// of replacements and the time they took in all.
+fn start_writer(
+    base: &str,
+    client: &Client,
+    quads: usize,
+    stop: &Arc<AtomicBool>,
+) -> std::thread::JoinHandle<anyhow::Result<(u64, Duration)>> {
+    let (stop, base, client) = (Arc::clone(stop), base.to_owned(), client.clone());
+    std::thread::spawn(move || {
+        let (mut version, mut busy) = (1_u64, Duration::ZERO);
+        let start = Instant::now();
+        while !stop.load(Ordering::Relaxed) {
+            let write = Instant::now();
+            put_version(&client, &base, version, quads)?;
+            busy += write.elapsed();
+            version += 1;
+            let next = start + Duration::from_secs(version - 1);
+            std::thread::sleep(next.saturating_duration_since(Instant::now()));
+        }
+        Ok((version - 1, busy))
+    })
+}
+
 /// Runs the benchmark; fails if a reader ever saw a mixed or partial graph.
 pub fn run(args: &ConcurrencyArgs) -> anyhow::Result<()> {
     let binary = lodestone_binary()?;
     let temp = tempfile::tempdir()?;
+    let (slots, queue) = (args.slots.to_string(), args.queue.to_string());
     let server = ServerProcess::start(
         &binary,
         &temp.path().join("data"),
@@ -155,69 +215,53 @@ pub fn run(args: &ConcurrencyArgs) -> anyhow::Result<()> {
             "--open-updates",
             "--no-sample",
             "--max-concurrent-queries",
-            "64",
+            &slots,
+            "--query-queue",
+            &queue,
         ],
     )?;
     let client = Client::builder().timeout(Duration::from_secs(60)).build()?;
     put_version(&client, &server.base, 0, args.quads)?;
     let idle_seconds = (args.seconds / 10).max(5);
     println!(
-        "concurrency: {} readers, a {}-quad graph replaced every second for {} s (idle phase {} s)",
-        args.readers, args.quads, args.seconds, idle_seconds
+        "concurrency: {} typical readers + {} whole-graph auditors, a {}-quad graph replaced \
+         every second for {} s (idle phase {} s); server slots {}, queue {}",
+        args.readers, args.auditors, args.quads, args.seconds, idle_seconds, args.slots, args.queue
     );
-    let idle = run_readers(
-        &server.base,
-        args.readers,
-        args.quads,
-        Duration::from_secs(idle_seconds),
-    )?;
-    let idle_p99 = report("idle", &idle, idle_seconds as f64);
+    println!(
+        "typical read: one query for {} spread subjects (first, last, random) and a run of {} \
+         consecutive ones; audit: count, min and max version of the whole graph",
+        reads::SPREAD,
+        reads::RUN
+    );
+    let idle = run_phase(&server.base, args, Duration::from_secs(idle_seconds))?;
+    let idle_p99 = report("idle typical", &idle.typical, idle_seconds as f64);
+    let idle_audit_p99 = report("idle audit", &idle.audits, idle_seconds as f64);
 
     let stop = Arc::new(AtomicBool::new(false));
-    let writer = {
-        let (stop, base, client, quads) = (
-            Arc::clone(&stop),
-            server.base.clone(),
-            client.clone(),
-            args.quads,
-        );
-        std::thread::spawn(move || -> anyhow::Result<(u64, Duration)> {
-            let (mut version, mut busy) = (1_u64, Duration::ZERO);
-            let start = Instant::now();
-            while !stop.load(Ordering::Relaxed) {
-                let write = Instant::now();
-                put_version(&client, &base, version, quads)?;
-                busy += write.elapsed();
-                version += 1;
-                // One replacement per second, on the second.
-                let next = start + Duration::from_secs(version - 1);
-                std::thread::sleep(next.saturating_duration_since(Instant::now()));
-            }
-            Ok((version - 1, busy))
-        })
-    };
-    let loaded = run_readers(
-        &server.base,
-        args.readers,
-        args.quads,
-        Duration::from_secs(args.seconds),
-    )?;
+    let writer = start_writer(&server.base, &client, args.quads, &stop);
+    let loaded = run_phase(&server.base, args, Duration::from_secs(args.seconds))?;
     stop.store(true, Ordering::Relaxed);
     let (writes, busy) = writer
         .join()
         .map_err(|_| anyhow::anyhow!("the writer panicked"))??;
-    let loaded_p99 = report("writer", &loaded, args.seconds as f64);
+    let seconds = args.seconds as f64;
+    let loaded_p99 = report("writer typical", &loaded.typical, seconds);
+    let loaded_audit_p99 = report("writer audit", &loaded.audits, seconds);
     println!(
-        "writer   {writes} replacements, mean {:.1} ms each",
+        "writer           {writes} replacements ({:.2}/s), mean {:.1} ms each",
+        writes as f64 / seconds,
         busy.as_secs_f64() * 1000.0 / writes.max(1) as f64
     );
     println!(
-        "p99 with the writer − idle p99: {:+.2} ms",
-        loaded_p99 - idle_p99
+        "p99 with the writer − idle p99: typical {:+.2} ms, audit {:+.2} ms",
+        loaded_p99 - idle_p99,
+        loaded_audit_p99 - idle_audit_p99
     );
     server.terminate()?;
-    let mixed = idle.mixed.load(Ordering::Relaxed) + loaded.mixed.load(Ordering::Relaxed);
-    let errors = idle.errors.load(Ordering::Relaxed) + loaded.errors.load(Ordering::Relaxed);
+    let all = [&idle.typical, &idle.audits, &loaded.typical, &loaded.audits];
+    let mixed: u64 = all.iter().map(|s| s.mixed.load(Ordering::Relaxed)).sum();
+    let errors: u64 = all.iter().map(|s| s.errors.load(Ordering::Relaxed)).sum();
     if mixed > 0 || errors > 0 {
         bail!("{mixed} reads saw a mixed or partial graph, {errors} failed");
     }
