@@ -13,7 +13,8 @@ use std::path::Path;
 pub struct StoreOptions {
     /// Size of the shared block cache in bytes.
     pub block_cache_bytes: usize,
-    /// Size of one memtable (per table) in bytes.
+    /// Size of one memtable (per table) in bytes; the quad indexes' are capped at
+    /// [`QUAD_INDEX_MEMTABLE_BYTES`].
     pub write_buffer_bytes: usize,
     /// Memory of all memtables together; past it the largest is flushed early (0: no cap).
     pub total_write_buffer_bytes: usize,
@@ -69,6 +70,15 @@ impl StoreOptions {
         self
     }
 }
+
+/// Largest memtable of a quad index. A graph replaced again and again leaves a tombstone and
+/// a dead put per quad in the memtables of the subject-first indexes (and a dead put under the
+/// range deletion in the graph-first ones), which every look-up of those subjects steps over
+/// until a flush drops them. Small memtables flush them within a few replacements: with
+/// 16 MB, 32 readers and a writer replacing a 10,000-quad graph every second read at half
+/// their idle rate; with 4 MB at 70–72 % of it, and the writer's commits got faster too
+/// (`docs/benchmarks.md`, third operations round). Trickle loads did not slow down.
+pub const QUAD_INDEX_MEMTABLE_BYTES: usize = 4 << 20;
 
 /// Length of the prefix (the first term id) of the quad indexes' prefix filters and of the
 /// per-term tables' hashed memtables; reads with a shorter prefix use total-order iteration.
@@ -129,7 +139,11 @@ fn table_options(table: Table, options: &StoreOptions, cache: &Cache) -> Options
     }
     let mut cf = Options::default();
     cf.set_block_based_table_factory(&block);
-    cf.set_write_buffer_size(options.write_buffer_bytes);
+    cf.set_write_buffer_size(if table.is_quad_index() {
+        options.write_buffer_bytes.min(QUAD_INDEX_MEMTABLE_BYTES)
+    } else {
+        options.write_buffer_bytes
+    });
     cf.set_compression_type(DBCompressionType::Lz4);
     cf.set_bottommost_compression_type(DBCompressionType::Zstd);
     cf.set_level_compaction_dynamic_level_bytes(true);
