@@ -202,14 +202,26 @@ impl TextIndex {
             self.index.tokenizers(),
         );
         let mut quads = Vec::new();
+        // The committed documents (the writer lock keeps them still): a subject without text
+        // before and after the change (most of a data graph's subjects have none) needs no
+        // deletion, and each deletion costs a term query over every segment at commit.
+        let searcher = self.reader.searcher();
         for subject in subjects {
-            writer.delete_term(IndexTerm::from_field_u64(self.fields.id, subject.as_u64()));
+            let id = IndexTerm::from_field_u64(self.fields.id, subject.as_u64());
             quads.clear();
             for quad in reader.quads_for_pattern(Some(subject), None, None, None) {
                 quads.push(quad?);
             }
-            if let Some(doc) = builder.build(&reader, subject, &quads)? {
-                writer.add_document(doc)?;
+            match builder.build(&reader, subject, &quads)? {
+                Some(doc) => {
+                    writer.delete_term(id);
+                    writer.add_document(doc)?;
+                }
+                None => {
+                    if searcher.doc_freq(&id)? > 0 {
+                        writer.delete_term(id);
+                    }
+                }
             }
         }
         self.commit(&mut writer, last)?;

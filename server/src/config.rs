@@ -73,10 +73,16 @@ pub struct ServeArgs {
     /// [toml: max_upload_bytes]
     #[arg(long, env = "LODESTONE_MAX_UPLOAD_BYTES", value_name = "SIZE")]
     pub max_upload_bytes: Option<ByteSize>,
-    /// Queries, updates and Graph Store requests running at once; more are answered 503
-    /// with Retry-After [default: 16] [toml: max_concurrent_queries]
+    /// Queries, updates and Graph Store requests running at once; more wait in the queue
+    /// (--query-queue) or are answered 503 with Retry-After [default: 16]
+    /// [toml: max_concurrent_queries]
     #[arg(long, env = "LODESTONE_MAX_CONCURRENT_QUERIES", value_name = "N")]
     pub max_concurrent_queries: Option<usize>,
+    /// Queries (and writes) that may wait for a slot when all are taken, each for at most its
+    /// time budget; more are answered 503 with Retry-After. With a queue, keep
+    /// --max-concurrent-queries near the number of cores [default: 0] [toml: query_queue]
+    #[arg(long, env = "LODESTONE_QUERY_QUEUE", value_name = "N")]
+    pub query_queue: Option<usize>,
     /// Most rows (or triples) one query returns; longer results are cut and flagged with
     /// X-Lodestone-Truncated [default: 1000000] [toml: result_row_cap]
     #[arg(long, env = "LODESTONE_RESULT_ROW_CAP", value_name = "ROWS")]
@@ -163,6 +169,8 @@ pub struct FileConfig {
     pub max_upload_bytes: Option<ByteSize>,
     /// See `--max-concurrent-queries`.
     pub max_concurrent_queries: Option<usize>,
+    /// See `--query-queue`.
+    pub query_queue: Option<usize>,
     /// See `--result-row-cap`.
     pub result_row_cap: Option<u64>,
     /// See `--strict-default-graph`.
@@ -277,6 +285,8 @@ pub struct ServerSettings {
     pub max_upload_bytes: usize,
     /// Engine operations (queries, updates, Graph Store requests) running at once.
     pub max_concurrent_queries: usize,
+    /// Requests that may wait for a slot (for at most their budget) when all are taken.
+    pub query_queue: usize,
     /// Most rows or triples one query returns.
     pub result_row_cap: u64,
     /// Without FROM, the default graph is the union of all graphs.
@@ -305,6 +315,7 @@ impl Default for ServerSettings {
             max_body_bytes: 10 << 20,
             max_upload_bytes: 1 << 30,
             max_concurrent_queries: 16,
+            query_queue: 0,
             result_row_cap: 1_000_000,
             union_default_graph: true,
             load_folder: None,
@@ -358,6 +369,12 @@ impl ServerSettings {
     /// How many engine operations run at once.
     pub fn with_max_concurrent_queries(mut self, n: usize) -> Self {
         self.max_concurrent_queries = n;
+        self
+    }
+
+    /// How many requests may wait for a slot.
+    pub fn with_query_queue(mut self, n: usize) -> Self {
+        self.query_queue = n;
         self
     }
 
@@ -597,6 +614,8 @@ impl Config {
             }
             Some((n, _)) => n,
         };
+        let query_queue = pick!(query_queue, "--query-queue", "LODESTONE_QUERY_QUEUE")
+            .map_or(defaults.query_queue, |(n, _)| n);
         let result_row_cap = match pick!(
             result_row_cap,
             "--result-row-cap",
@@ -697,6 +716,7 @@ impl Config {
                 max_body_bytes,
                 max_upload_bytes,
                 max_concurrent_queries,
+                query_queue,
                 result_row_cap,
                 union_default_graph,
                 load_folder,
@@ -1025,6 +1045,7 @@ mod tests {
             "max_body_bytes",
             "max_upload_bytes",
             "max_concurrent_queries",
+            "query_queue",
             "result_row_cap",
             "strict_default_graph",
             "memory_budget",

@@ -18,6 +18,7 @@ mod restore;
 pub mod routes;
 mod sample;
 mod serve;
+pub mod slots;
 pub mod state;
 pub mod telemetry;
 pub mod testdata;

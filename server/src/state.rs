@@ -6,13 +6,14 @@
 use crate::config::ServerSettings;
 use crate::error::ApiError;
 use crate::facets::FacetEngine;
+use crate::slots::{Slots, Taken};
 use lodestone_indexer::TextIndex;
 use lodestone_store::{Store, StoreCounts, StoreError};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::sync::OwnedSemaphorePermit;
 
 /// Shared state of the HTTP application.
 #[derive(Clone)]
@@ -23,7 +24,8 @@ pub struct AppState {
 struct Inner {
     store: Arc<Store>,
     settings: ServerSettings,
-    permits: Arc<Semaphore>,
+    queries: Slots,
+    writes: Slots,
     metrics: Metrics,
     started: Instant,
     counts: Mutex<Option<StoreCounts>>,
@@ -36,12 +38,14 @@ struct Inner {
 impl AppState {
     /// State over an open store with the given settings.
     pub fn new(store: Arc<Store>, settings: ServerSettings) -> Self {
-        let permits = Arc::new(Semaphore::new(settings.max_concurrent_queries.max(1)));
+        let queries = Slots::new(settings.max_concurrent_queries, settings.query_queue);
+        let writes = Slots::new(1, settings.query_queue);
         Self {
             inner: Arc::new(Inner {
                 store,
                 settings,
-                permits,
+                queries,
+                writes,
                 metrics: Metrics::default(),
                 started: Instant::now(),
                 counts: Mutex::new(None),
@@ -129,20 +133,42 @@ impl AppState {
 
     /// Takes one of the engine slots, or answers "busy" at once when all are taken.
     pub fn try_permit(&self) -> Result<OwnedSemaphorePermit, ApiError> {
-        Arc::clone(&self.inner.permits)
-            .try_acquire_owned()
-            .map_err(|_| {
-                self.inner.metrics.busy.fetch_add(1, Ordering::Relaxed);
-                ApiError::Busy
-            })
+        self.inner.queries.try_take().ok_or_else(|| self.busy())
+    }
+
+    /// Takes a query slot, waiting in the queue (`--query-queue`) for at most `budget`;
+    /// answers "busy" when the queue is full or the budget runs out first.
+    pub async fn query_slot(&self, budget: std::time::Duration) -> Result<Taken, ApiError> {
+        self.inner
+            .queries
+            .take(budget)
+            .await
+            .ok_or_else(|| self.busy())
+    }
+
+    /// Takes the write slot (one write at a time, apart from the query slots), waiting like
+    /// [`AppState::query_slot`].
+    pub async fn write_slot(&self, budget: std::time::Duration) -> Result<Taken, ApiError> {
+        self.inner
+            .writes
+            .take(budget)
+            .await
+            .ok_or_else(|| self.busy())
+    }
+
+    fn busy(&self) -> ApiError {
+        self.inner.metrics.busy.fetch_add(1, Ordering::Relaxed);
+        ApiError::Busy
     }
 
     /// Engine operations running now.
     pub fn in_flight(&self) -> usize {
-        self.settings()
-            .max_concurrent_queries
-            .max(1)
-            .saturating_sub(self.inner.permits.available_permits())
+        self.inner.queries.in_use() + self.inner.writes.in_use()
+    }
+
+    /// Requests waiting for a slot now.
+    pub fn queued(&self) -> usize {
+        self.inner.queries.waiting() + self.inner.writes.waiting()
     }
 
     /// Store totals, recomputed only after a commit (counting scans the statistics tables).

@@ -3,7 +3,7 @@
 //! One binary with a module per area (see `tests/store/`): the store against an in-memory
 //! model (`model`, `loading`), load/dump round trips (`roundtrip`), blank node scoping,
 //! failing loads (`failures`), crashes and reopening (`durability`), snapshot isolation,
-//! space reclamation (`reclaim`), the change log and backups. Shared helpers live in
+//! space reclamation (`reclaim`), graphs cleared whole (`whole_graphs`), the change log and backups. Shared helpers live in
 //! `support` (stores in temporary folders, dumps, isomorphism) and `oracle` (the model and
 //! the checks that compare a store with it).
 //!
@@ -37,3 +37,5 @@ mod roundtrip;
 mod support;
 #[path = "store/walk.rs"]
 mod walk;
+#[path = "store/whole_graphs.rs"]
+mod whole_graphs;

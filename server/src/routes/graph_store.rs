@@ -13,6 +13,7 @@ use crate::extract::sparql::{accept_header, parse_pairs, read_body};
 use crate::respond::rdf;
 use crate::respond::stream::{run_blocking, stream_blocking};
 use crate::routes::sparql::budget;
+use crate::slots::Taken;
 use crate::state::AppState;
 use axum::extract::{Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode, Uri};
@@ -132,8 +133,7 @@ async fn read_graph(
 ) -> Result<Response, ApiError> {
     let target = target(&uri, &Method::GET)?;
     let format = rdf::choose(&accept_header(&headers), format_param(&uri).as_deref())?;
-    let budget = budget(&state, None);
-    let permit = state.try_permit()?;
+    let Taken { permit, budget } = state.query_slot(budget(&state, None)).await?;
     state.metrics().queries.fetch_add(1, Ordering::Relaxed);
     let store = state.store().clone();
     stream_blocking(
@@ -166,9 +166,9 @@ async fn head_graph(
 ) -> Result<Response, ApiError> {
     let target = target(&uri, &Method::HEAD)?;
     let format = rdf::choose(&accept_header(&headers), format_param(&uri).as_deref())?;
-    let permit = state.try_permit()?;
+    let Taken { permit, budget } = state.query_slot(budget(&state, None)).await?;
     let store = state.store().clone();
-    run_blocking(&state, permit, budget(&state, None), move |_| {
+    run_blocking(&state, permit, budget, move |_| {
         existing_graph(&store.reader(), &target).map(|_| ())
     })
     .await?;
@@ -203,8 +203,7 @@ async fn write(state: AppState, request: Request, replace: bool) -> Result<Respo
     if format == RdfFormat::RdfXml {
         check_entities(&body)?;
     }
-    let budget = budget(&state, None);
-    let permit = state.try_permit()?;
+    let Taken { permit, budget } = state.write_slot(budget(&state, None)).await?;
     state.metrics().updates.fetch_add(1, Ordering::Relaxed);
     let store = state.store().clone();
     let (created, quads) = run_blocking(&state, permit, budget, move |token| {
@@ -291,8 +290,7 @@ async fn delete_graph(
 ) -> Result<Response, ApiError> {
     authorize_write(state.settings(), &headers)?;
     let target = target(&uri, &Method::DELETE)?;
-    let budget = budget(&state, None);
-    let permit = state.try_permit()?;
+    let Taken { permit, budget } = state.write_slot(budget(&state, None)).await?;
     state.metrics().updates.fetch_add(1, Ordering::Relaxed);
     let store = state.store().clone();
     run_blocking(&state, permit, budget, move |_| {

@@ -72,6 +72,7 @@ async fn status(State(state): State<AppState>, headers: HeaderMap) -> Result<Res
         "text_index_lag_commits": metrics.text_index_lag.commits_behind(),
         "queries_in_flight": state.in_flight(),
         "max_concurrent_queries": state.settings().max_concurrent_queries,
+        "queries_queued": state.queued(),
         "union_default_graph": state.settings().union_default_graph,
     });
     if crate::routes::ui::status::wants_page(&accept_header(&headers)) {

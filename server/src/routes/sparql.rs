@@ -10,6 +10,7 @@ use crate::extract::nesting::check_depth;
 use crate::extract::sparql::{Operation, SparqlRequest};
 use crate::respond::stream::{run_blocking, stream_blocking, ChunkSink, Outcome, TRUNCATED_HEADER};
 use crate::respond::{rdf, results};
+use crate::slots::Taken;
 use crate::state::AppState;
 use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
@@ -99,8 +100,7 @@ async fn query(state: AppState, request: SparqlRequest, text: &str) -> Result<Re
             AnswerFormat::Rdf(rdf::choose(&request.accept, request.format.as_deref())?)
         }
     };
-    let budget = budget(&state, request.timeout);
-    let permit = state.try_permit()?;
+    let Taken { permit, budget } = state.query_slot(budget(&state, request.timeout)).await?;
     state.metrics().queries.fetch_add(1, Ordering::Relaxed);
     let dataset = DatasetOverride {
         default_graphs: request.default_graphs,
@@ -171,8 +171,7 @@ async fn update(state: AppState, request: SparqlRequest, text: &str) -> Result<R
         &request.using_graphs,
         &request.using_named_graphs,
     )?;
-    let budget = budget(&state, request.timeout);
-    let permit = state.try_permit()?;
+    let Taken { permit, budget } = state.write_slot(budget(&state, request.timeout)).await?;
     state.metrics().updates.fetch_add(1, Ordering::Relaxed);
     let store = state.store().clone();
     let settings = state.settings().clone();

@@ -140,6 +140,21 @@ impl Permutation {
         Some(EncodedQuad::new(terms[S], terms[P], terms[O], terms[G]))
     }
 
+    /// Whether the graph comes first in this order's keys, so that one graph's quads are one
+    /// contiguous key range.
+    pub const fn is_graph_first(self) -> bool {
+        matches!(self, Self::Gspo | Self::Gpos | Self::Gosp)
+    }
+
+    /// The key range `[start, end)` holding every quad of `graph` in a graph-first order:
+    /// the graph's id, and that id followed by more `0xFF` bytes than the rest of any key.
+    pub fn graph_range(graph: TermId) -> ([u8; 8], [u8; QUAD_KEY_LEN + 1]) {
+        let start = graph.to_be_bytes();
+        let mut end = [u8::MAX; QUAD_KEY_LEN + 1];
+        end[..8].copy_from_slice(&start);
+        (start, end)
+    }
+
     /// The key prefix made of the bound ids of a pattern, in this order; stops at the first
     /// unbound position.
     pub fn prefix(self, pattern: [Option<TermId>; 4]) -> Vec<u8> {
@@ -172,6 +187,32 @@ mod tests {
                     slot < count,
                     "mask {mask:04b} with {permutation:?}"
                 );
+            }
+        }
+    }
+
+    #[test]
+    fn a_graph_range_holds_exactly_that_graph_in_graph_first_orders() {
+        let id = |n| TermId::new(TermKind::Iri, n);
+        let graph = id(7);
+        let (start, end) = Permutation::graph_range(graph);
+        let max = TermId::from_be_bytes([u8::MAX; 8]);
+        for permutation in Permutation::ALL.into_iter().filter(|p| p.is_graph_first()) {
+            let inside = [
+                EncodedQuad::new(id(0), id(0), id(0), graph),
+                EncodedQuad::new(max, max, max, graph),
+            ];
+            for quad in inside {
+                let key = permutation.key(&quad);
+                assert!(key.as_slice() >= start.as_slice() && key.as_slice() < end.as_slice());
+            }
+            let outside = [
+                EncodedQuad::new(max, max, max, id(6)),
+                EncodedQuad::new(id(0), id(0), id(0), id(8)),
+            ];
+            for quad in outside {
+                let key = permutation.key(&quad);
+                assert!(key.as_slice() < start.as_slice() || key.as_slice() >= end.as_slice());
             }
         }
     }

@@ -13,7 +13,8 @@ use std::path::Path;
 pub struct StoreOptions {
     /// Size of the shared block cache in bytes.
     pub block_cache_bytes: usize,
-    /// Size of one memtable (per table) in bytes.
+    /// Size of one memtable (per table) in bytes; the quad indexes' are capped at
+    /// [`QUAD_INDEX_MEMTABLE_BYTES`].
     pub write_buffer_bytes: usize,
     /// Memory of all memtables together; past it the largest is flushed early (0: no cap).
     pub total_write_buffer_bytes: usize,
@@ -25,6 +26,13 @@ pub struct StoreOptions {
     pub read_only: bool,
     /// Memory for decoded dictionary terms shared by all readers, in bytes.
     pub decoded_terms_bytes: usize,
+    /// Fewest committed quads a graph cleared whole in a transaction must have held for its
+    /// entries in the graph-first indexes to go in one range deletion instead of a point
+    /// deletion each. RocksDB 7.8 re-fragments a memtable's range deletions for every
+    /// iterator it opens, so one per small commit slows every scan until the next flush;
+    /// for a large graph the range deletion saves thousands of entries, and readers seek
+    /// past the old version instead of stepping over its tombstones.
+    pub range_deletion_min_quads: usize,
 }
 
 impl Default for StoreOptions {
@@ -37,6 +45,7 @@ impl Default for StoreOptions {
             create_if_missing: true,
             read_only: false,
             decoded_terms_bytes: 32 << 20,
+            range_deletion_min_quads: 1024,
         }
     }
 }
@@ -54,12 +63,27 @@ impl StoreOptions {
         self
     }
 
+    /// Fewest quads a cleared graph must lose to be range-deleted (see the field).
+    pub fn with_range_deletion_min_quads(mut self, quads: usize) -> Self {
+        self.range_deletion_min_quads = quads;
+        self
+    }
+
     /// Whether commits are synced to disk.
     pub fn with_sync_writes(mut self, sync: bool) -> Self {
         self.sync_writes = sync;
         self
     }
 }
+
+/// Largest memtable of a quad index. A graph replaced again and again leaves a tombstone and
+/// a dead put per quad in the memtables of the subject-first indexes (and a dead put under the
+/// range deletion in the graph-first ones), which every look-up of those subjects steps over
+/// until a flush drops them. Small memtables flush them within a few replacements: with
+/// 16 MB, 32 readers and a writer replacing a 10,000-quad graph every second read at half
+/// their idle rate; with 4 MB at 70–72 % of it, and the writer's commits got faster too
+/// (`docs/benchmarks.md`, third operations round). Trickle loads did not slow down.
+pub const QUAD_INDEX_MEMTABLE_BYTES: usize = 4 << 20;
 
 /// Length of the prefix (the first term id) of the quad indexes' prefix filters and of the
 /// per-term tables' hashed memtables; reads with a shorter prefix use total-order iteration.
@@ -120,7 +144,11 @@ fn table_options(table: Table, options: &StoreOptions, cache: &Cache) -> Options
     }
     let mut cf = Options::default();
     cf.set_block_based_table_factory(&block);
-    cf.set_write_buffer_size(options.write_buffer_bytes);
+    cf.set_write_buffer_size(if table.is_quad_index() {
+        options.write_buffer_bytes.min(QUAD_INDEX_MEMTABLE_BYTES)
+    } else {
+        options.write_buffer_bytes
+    });
     cf.set_compression_type(DBCompressionType::Lz4);
     cf.set_bottommost_compression_type(DBCompressionType::Zstd);
     cf.set_level_compaction_dynamic_level_bytes(true);
@@ -147,6 +175,14 @@ fn table_options(table: Table, options: &StoreOptions, cache: &Cache) -> Options
         });
     }
     cf
+}
+
+/// Turns off RocksDB's per-thread performance counters on the calling thread. They are on
+/// (`kEnableCount`) by default on every thread and the store never reads them, yet each
+/// key comparison in a memtable insert or a scan bumps one through a thread-local look-up:
+/// a tenth of a large commit's time in the profile.
+pub fn quiet_perf_counters() {
+    rocksdb::perf::set_perf_stats(rocksdb::perf::PerfStatsLevel::Disable);
 }
 
 /// Opens (or creates) the RocksDB database of a store with every table.

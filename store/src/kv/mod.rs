@@ -3,5 +3,7 @@
 mod disk;
 mod tables;
 
-pub use disk::{open_db, CacheStats, IndexUsage, StoreOptions, QUAD_PREFIX_LEN};
+pub use disk::{
+    open_db, quiet_perf_counters, CacheStats, IndexUsage, StoreOptions, QUAD_PREFIX_LEN,
+};
 pub use tables::{meta_key, Table};

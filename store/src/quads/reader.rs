@@ -7,7 +7,7 @@ use crate::error::{CorruptionError, StoreError};
 use crate::hash_iris;
 use crate::kv::{meta_key, Table, QUAD_PREFIX_LEN};
 use crate::quads::decoded::DecodedTerms;
-use crate::quads::writer::Overlay;
+use crate::quads::overlay::Overlay;
 use crate::stats::{decode_u64, term_graph_key, StoreCounts, TermGraphUsage, TermUsage};
 use oxrdf::{GraphNameRef, Quad, Term, TermRef};
 use rocksdb::{ColumnFamily, DBRawIterator, ReadOptions, Snapshot, DB};
@@ -48,6 +48,7 @@ struct ReaderCache {
 
 impl<'a> Reader<'a> {
     pub(crate) fn new(db: &'a DB, decoded: &'a DecodedTerms, overlay: Option<&'a Overlay>) -> Self {
+        crate::kv::quiet_perf_counters();
         Self {
             db,
             idle: RefCell::default(),

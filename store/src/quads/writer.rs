@@ -11,90 +11,16 @@ use crate::encoding::{encode_term_bytes, inline_id, EncodedQuad, Permutation, Te
 use crate::error::{CorruptionError, StoreError};
 use crate::hash_iris;
 use crate::kv::{meta_key, Table};
-use crate::quads::reader::{permutation_table, Reader};
+use crate::quads::overlay::Overlay;
+use crate::quads::reader::Reader;
 use crate::stats::{decode_u64, encode_u64, term_graph_key, TermUsage, UsageDelta};
 use crate::store::{Store, WriterState};
 use oxrdf::vocab::rdf;
-use oxrdf::{GraphNameRef, QuadRef, Term, TermRef};
+use oxrdf::{GraphNameRef, QuadRef, TermRef};
 use rocksdb::WriteBatch;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::sync::MutexGuard;
 use std::time::{SystemTime, UNIX_EPOCH};
-
-/// Uncommitted changes of a transaction, visible to its own reads.
-#[derive(Default)]
-pub(crate) struct Overlay {
-    added: FxHashSet<EncodedQuad>,
-    removed: FxHashSet<EncodedQuad>,
-    new_terms: FxHashMap<Vec<u8>, TermId>,
-    new_terms_by_id: FxHashMap<TermId, Term>,
-    created_graphs: FxHashSet<TermId>,
-    dropped_graphs: FxHashSet<TermId>,
-}
-
-impl Overlay {
-    pub(crate) fn added_matching(
-        &self,
-        permutation: Permutation,
-        pattern: [Option<TermId>; 4],
-    ) -> Vec<EncodedQuad> {
-        let mut out: Vec<EncodedQuad> = self
-            .added
-            .iter()
-            .filter(|q| {
-                q.terms()
-                    .iter()
-                    .zip(pattern)
-                    .all(|(t, p)| p.is_none_or(|p| p == *t))
-            })
-            .copied()
-            .collect();
-        out.sort_unstable_by_key(|q| permutation.key(q));
-        out
-    }
-
-    /// `Some(true)` if added, `Some(false)` if removed, `None` if untouched.
-    pub(crate) fn contains(&self, quad: &EncodedQuad) -> Option<bool> {
-        if self.added.contains(quad) {
-            Some(true)
-        } else if self.removed.contains(quad) {
-            Some(false)
-        } else {
-            None
-        }
-    }
-
-    pub(crate) fn is_removed(&self, quad: &EncodedQuad) -> bool {
-        self.removed.contains(quad)
-    }
-
-    pub(crate) fn new_term_id(&self, bytes: &[u8]) -> Option<TermId> {
-        self.new_terms.get(bytes).copied()
-    }
-
-    pub(crate) fn new_term(&self, id: TermId) -> Option<&Term> {
-        self.new_terms_by_id.get(&id)
-    }
-
-    pub(crate) fn is_dropped_graph(&self, graph: TermId) -> bool {
-        self.dropped_graphs.contains(&graph)
-    }
-
-    pub(crate) fn is_created_graph(&self, graph: TermId) -> bool {
-        self.created_graphs.contains(&graph)
-    }
-
-    pub(crate) fn created_graphs(&self) -> impl Iterator<Item = TermId> + '_ {
-        self.created_graphs.iter().copied()
-    }
-
-    fn is_empty(&self) -> bool {
-        self.added.is_empty()
-            && self.removed.is_empty()
-            && self.created_graphs.is_empty()
-            && self.dropped_graphs.is_empty()
-    }
-}
 
 /// The store's single write transaction.
 pub struct Transaction<'a> {
@@ -227,11 +153,20 @@ impl<'a> Transaction<'a> {
         if !quad.graph.is_default_graph() {
             self.ensure_graph(quad.graph)?;
         }
-        if self.overlay.removed.remove(&quad) {
+        if self.overlay.restore(&quad) {
             return Ok(true);
         }
-        let surely_new = quad.terms().into_iter().any(|t| self.is_new_term(t));
-        if self.overlay.added.contains(&quad) || (!surely_new && self.contains_committed(&quad)?) {
+        if self.overlay.added.contains(&quad) {
+            return Ok(false);
+        }
+        let committed = match self.overlay.known_committed(&quad) {
+            Some(known) => known,
+            None => {
+                let surely_new = quad.terms().into_iter().any(|t| self.is_new_term(t));
+                !surely_new && self.contains_committed(&quad)?
+            }
+        };
+        if committed {
             return Ok(false);
         }
         self.overlay.added.insert(quad);
@@ -255,7 +190,7 @@ impl<'a> Transaction<'a> {
         if self.overlay.removed.contains(&quad) || !self.contains_committed(&quad)? {
             return Ok(false);
         }
-        self.overlay.removed.insert(quad);
+        self.overlay.remove_committed(quad);
         Ok(true)
     }
 
@@ -296,9 +231,14 @@ impl<'a> Transaction<'a> {
             .quads_for_pattern(None, None, None, Some(graph))
             .collect::<Result<Vec<_>, _>>()?;
         let count = quads.len();
+        // What the scan saw is either added by this transaction or committed and not removed:
+        // no look-up needed.
         for quad in quads {
-            self.remove_encoded(quad)?;
+            if !self.overlay.added.remove(&quad) {
+                self.overlay.remove_committed(quad);
+            }
         }
+        self.overlay.cleared_graphs.insert(graph);
         Ok(count)
     }
 
@@ -351,6 +291,7 @@ impl<'a> Transaction<'a> {
         }
         let store = self.store;
         let db = store.db();
+        crate::kv::quiet_perf_counters();
         let mut type_bytes = Vec::new();
         encode_term_bytes(rdf::TYPE.into(), &mut type_bytes);
         let rdf_type = self.known_term_id(&type_bytes)?;
@@ -367,31 +308,7 @@ impl<'a> Transaction<'a> {
             .iter()
             .map(|q| (q, 1_i64))
             .chain(self.overlay.removed.iter().map(|q| (q, -1_i64)));
-        // Index entries go in key order per table: memtable inserts then walk the skip list
-        // from the previous position instead of from the top.
-        for permutation in Permutation::ALL {
-            let cf = store.cf(permutation_table(permutation));
-            let mut keys: Vec<([u8; 32], bool)> = self
-                .overlay
-                .added
-                .iter()
-                .map(|q| (permutation.key(q), true))
-                .chain(
-                    self.overlay
-                        .removed
-                        .iter()
-                        .map(|q| (permutation.key(q), false)),
-                )
-                .collect();
-            keys.sort_unstable();
-            for (key, is_put) in keys {
-                if is_put {
-                    batch.put_cf(cf, key, []);
-                } else {
-                    batch.delete_cf(cf, key);
-                }
-            }
-        }
+        self.overlay.write_index_entries(store, &mut batch);
         for (quad, sign) in changes {
             quad_delta += sign;
             subjects.push(quad.subject);

@@ -29,8 +29,13 @@ pub const FORMATS: [RdfFormat; 7] = [
 /// smaller: under a 128 MB budget the memtables of the 14 tables share 32 MB or less and are
 /// flushed every few commits, and RocksDB's MANIFEST (its log of file changes, rotated only at
 /// `max_manifest_file_size`) then outgrows the data that the reclamation test measures.
+///
+/// Every graph cleared whole is range-deleted, however small, so that the model tests cover
+/// that path; `whole_graphs` also checks the default threshold.
 pub fn options() -> StoreOptions {
-    StoreOptions::default().with_memory_budget(128 << 20)
+    StoreOptions::default()
+        .with_memory_budget(128 << 20)
+        .with_range_deletion_min_quads(1)
 }
 
 /// Opens (or creates) a store in `path`, panicking on error.
