@@ -93,7 +93,8 @@ pub struct ServeArgs {
           require_equals = true, default_missing_value = "true",
           value_parser = clap::builder::BoolishValueParser::new())]
     pub strict_default_graph: Option<bool>,
-    /// Memory for the store's block cache and write buffers, in MB [default: 512]
+    /// Memory for the store's block cache, write buffers and decoded terms, in MB
+    /// [default: 512]
     /// [toml: memory_budget]
     #[arg(long, env = "LODESTONE_MEMORY_BUDGET", value_name = "MB")]
     pub memory_budget: Option<u64>,

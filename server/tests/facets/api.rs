@@ -1,7 +1,7 @@
 //! `/api/facets`: the JSON contract, XML answers, `GET` URLs, the 400s and the time budget.
 
 use crate::common::{client, content_type};
-use crate::data::{facets, fixture, vocab, RDF_TYPE};
+use crate::data::{assert_rejected, facets, fixture, vocab, RDF_TYPE};
 use serde_json::{json, Value};
 
 #[test]
@@ -115,16 +115,7 @@ fn bad_input_is_400_naming_the_problem() {
         (r#"{"view": {"type": "values"}}"#, "property"),
     ];
     for (body, needle) in cases {
-        let response = client()
-            .post(f.server.url("/api/facets"))
-            .header("Content-Type", "application/json")
-            .body(body)
-            .send()
-            .expect("request");
-        assert_eq!(response.status(), 400, "{body}");
-        let error: Value = response.json().expect("json");
-        let message = error["message"].as_str().unwrap_or("");
-        assert!(message.contains(needle), "{body}: {message}");
+        assert_rejected(&f.server, body, needle);
     }
 }
 

@@ -83,3 +83,17 @@ pub fn facets(server: &TestServer, query: &serde_json::Value) -> serde_json::Val
     assert_eq!(response.status(), 200, "{query}");
     response.json().expect("json")
 }
+
+/// POSTs a JSON facet query `body` and asserts a 400 whose message contains `needle`.
+pub fn assert_rejected(server: &TestServer, body: &str, needle: &str) {
+    let response = client()
+        .post(server.url("/api/facets"))
+        .header("Content-Type", "application/json")
+        .body(body.to_owned())
+        .send()
+        .expect("request");
+    assert_eq!(response.status(), 400, "{body}");
+    let error: serde_json::Value = response.json().expect("json");
+    let message = error["message"].as_str().unwrap_or("");
+    assert!(message.contains(needle), "{body}: {message}");
+}

@@ -3,7 +3,7 @@
 //! and error forms.
 
 use crate::common::{client, content_type};
-use crate::data::{facets, fixture, vocab};
+use crate::data::{assert_rejected, facets, fixture, vocab};
 use serde_json::{json, Value};
 
 const DC_DATE: &str = "http://purl.org/dc/elements/1.1/date";
@@ -175,16 +175,7 @@ fn ranges_in_xml_get_urls_and_errors() {
             "no iri",
         ),
     ] {
-        let response = client()
-            .post(f.server.url("/api/facets"))
-            .header("Content-Type", "application/json")
-            .body(body)
-            .send()
-            .expect("request");
-        assert_eq!(response.status(), 400, "{body}");
-        let error: Value = response.json().expect("json");
-        let message = error["message"].as_str().unwrap_or("");
-        assert!(message.contains(needle), "{body}: {message}");
+        assert_rejected(&f.server, body, needle);
     }
     // Values that are neither numbers nor dates make no buckets.
     let answer = facets(

@@ -371,6 +371,17 @@ impl<'a> Reader<'a> {
             .collect()
     }
 
+    /// An iterator over the entries of `table` under `prefix` (the table's prefix-extractor
+    /// length), in prefix mode so that prefix bloom filters skip files without it; positioned
+    /// on the first entry.
+    fn prefix_iterator(&self, table: Table, prefix: &[u8]) -> DBRawIterator<'a> {
+        let mut options = self.read_options(prefix_upper_bound(prefix));
+        options.set_total_order_seek(false);
+        let mut iter = self.db.raw_iterator_cf_opt(self.cf(table), options);
+        iter.seek(prefix);
+        iter
+    }
+
     /// The graphs a term appears in with how many positions it fills there, most used
     /// first, at most `limit`. Committed state only.
     pub fn term_graphs(
@@ -378,14 +389,8 @@ impl<'a> Reader<'a> {
         term: TermId,
         limit: usize,
     ) -> Result<Vec<TermGraphUsage>, StoreError> {
-        let prefix = term.to_be_bytes().to_vec();
-        // One term's entries: prefix mode, within one bucket of the hashed memtable.
-        let mut options = self.read_options(prefix_upper_bound(&prefix));
-        options.set_total_order_seek(false);
-        let mut iter = self
-            .db
-            .raw_iterator_cf_opt(self.cf(Table::TermGraph), options);
-        iter.seek(&prefix);
+        // One term's entries: within one bucket of the hashed memtable.
+        let mut iter = self.prefix_iterator(Table::TermGraph, &term.to_be_bytes());
         let mut out = Vec::new();
         while let (Some(key), Some(value)) = (iter.key(), iter.value()) {
             let graph = decode_id_key(key.get(8..).unwrap_or_default())?;
@@ -409,13 +414,8 @@ impl<'a> Reader<'a> {
         document: &str,
         limit: usize,
     ) -> Result<Vec<(TermId, oxrdf::NamedNode)>, StoreError> {
-        let prefix = hash_iris::prefix(document.as_bytes()).to_vec();
-        let mut options = self.read_options(prefix_upper_bound(&prefix));
-        options.set_total_order_seek(false);
-        let mut iter = self
-            .db
-            .raw_iterator_cf_opt(self.cf(Table::HashIris), options);
-        iter.seek(&prefix);
+        let mut iter =
+            self.prefix_iterator(Table::HashIris, &hash_iris::prefix(document.as_bytes()));
         let mut out = Vec::new();
         while let (Some(key), true) = (iter.key(), out.len() < limit) {
             let id = decode_id_key(key.get(hash_iris::PREFIX_LEN..).unwrap_or_default())?;

@@ -23,10 +23,10 @@ pub struct HashEntry {
 
 impl HashEntry {
     /// The entry of `iri` (which has a `#`), with its labels.
-    pub fn new(iri: &str, labels: Option<&Labels>, chain: &LanguageChain) -> Self {
+    pub fn new(iri: &str, labels: &Labels, chain: &LanguageChain) -> Self {
         let anchor = iri.split_once('#').map_or("", |(_, f)| f).to_owned();
         let text = labels
-            .and_then(|l| l.best(chain))
+            .best(chain)
             .map_or_else(|| format!("#{anchor}"), |l| l.value().to_owned());
         Self {
             href: format!("/describe?{}", query(&[("uri", iri)])),
@@ -65,7 +65,7 @@ mod tests {
     #[test]
     fn entries_are_anchored_by_fragment_and_escaped() {
         let chain = LanguageChain::default();
-        let entry = HashEntry::new("http://e.org/v#a<b>", None, &chain);
+        let entry = HashEntry::new("http://e.org/v#a<b>", &Labels::default(), &chain);
         assert_eq!(entry.anchor, "a<b>");
         assert_eq!(entry.text, "#a<b>");
         assert_eq!(

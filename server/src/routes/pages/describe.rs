@@ -73,7 +73,8 @@ impl DescribedPage {
     }
 }
 
-fn store_error(error: StoreError) -> ApiError {
+/// A store failure while answering a page (no query budget applies).
+pub(super) fn store_error(error: StoreError) -> ApiError {
     ApiError::from_store(error, Duration::ZERO)
 }
 

@@ -9,10 +9,10 @@
 //! resource asked for, and links to the resource's own page. `/describe?uri=` answers for the
 //! one IRI asked about.
 
-use super::describe::{describe, label_property_ids, labels_of, Deadline, DescribedPage};
-use super::respond::{
-    headers_for, serialize, store_error, Answer, Context, DocumentRequest, Headers,
+use super::describe::{
+    describe, label_property_ids, labels_of, store_error, Deadline, DescribedPage,
 };
+use super::respond::{headers_for, serialize, Answer, Context, DocumentRequest, Headers};
 use crate::error::ApiError;
 use crate::extract::representation::Representation;
 use lodestone_store::{Reader, TermId};
@@ -57,15 +57,29 @@ impl HashDocument {
 
 /// The first candidate that is the document of some hash IRIs of the store.
 pub fn find(reader: &Reader<'_>, candidates: &[String]) -> Result<Option<HashDocument>, ApiError> {
-    for candidate in candidates {
-        let Ok(iri) = NamedNode::new(candidate.as_str()) else {
-            continue;
-        };
+    for iri in candidates
+        .iter()
+        .filter_map(|c| NamedNode::new(c.as_str()).ok())
+    {
         if let Some(document) = HashDocument::of(reader, iri, None)? {
             return Ok(Some(document));
         }
     }
     Ok(None)
+}
+
+/// Whether some candidate is the document of hash IRIs of the store: one probe each, where
+/// [`find`] reads the IRIs too.
+pub fn any_has_resources(reader: &Reader<'_>, candidates: &[String]) -> Result<bool, ApiError> {
+    for iri in candidates
+        .iter()
+        .filter_map(|c| NamedNode::new(c.as_str()).ok())
+    {
+        if has_resources(reader, &iri)? {
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
 /// Whether the store holds hash IRIs `{iri}#…`.
@@ -96,7 +110,7 @@ pub fn entries(
         .take(MAX_RESOURCES)
         .map(|(id, iri)| {
             let labels = labels_of(reader, *id, &labels)?;
-            Ok(HashEntry::new(iri.as_str(), Some(&labels), chain))
+            Ok(HashEntry::new(iri.as_str(), &labels, chain))
         })
         .collect::<Result<_, ApiError>>()?;
     Ok((entries, truncated))

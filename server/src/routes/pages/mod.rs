@@ -185,7 +185,7 @@ async fn resource(
     let in_place = state.settings().pages.resource_in_place
         // A document of hash IRIs needs no redirect: it is what the client asked for.
         || matches!(
-            respond::ensure_exists(&state, document.candidates.clone()).await?,
+            respond::ensure_exists(&state, &document.candidates)?,
             respond::Found::HashDocument
         );
     if in_place {

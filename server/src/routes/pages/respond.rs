@@ -6,7 +6,7 @@
 //! bounded by the same budget, and must not be refused while a few long SPARQL queries run.
 
 use super::cache::PageCache;
-use super::describe::{describe, page_data, Deadline, DescribedPage};
+use super::describe::{describe, page_data, store_error, Deadline, DescribedPage};
 use super::hash_document::{self, HashDocument};
 use super::settings::PageSettings;
 use crate::error::ApiError;
@@ -16,7 +16,7 @@ use crate::state::AppState;
 use axum::body::Body;
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use lodestone_store::{Reader, StoreError, TermId, TermUsage};
+use lodestone_store::{Reader, TermId, TermUsage};
 use lodestone_web::{Alternate, EntityPage, LanguageChain, Layout, Linker, Pagination};
 use oxrdf::{GraphName, NamedNode};
 use oxrdfio::RdfSerializer;
@@ -51,10 +51,6 @@ pub struct DocumentRequest {
 pub(super) enum Answer {
     NotModified,
     Body(Vec<u8>, bool),
-}
-
-pub(super) fn store_error(error: StoreError) -> ApiError {
-    ApiError::from_store(error, Duration::ZERO)
 }
 
 /// Descriptions this small (quads with the entity as subject or object) are answered on the
@@ -97,15 +93,16 @@ pub enum Found {
 }
 
 /// What the candidates name; 404 if nothing.
-pub async fn ensure_exists(state: &AppState, candidates: Vec<String>) -> Result<Found, ApiError> {
+pub fn ensure_exists(state: &AppState, candidates: &[String]) -> Result<Found, ApiError> {
     let reader = state.store().reader();
-    match find_entity(&reader, &candidates) {
+    match find_entity(&reader, candidates) {
         Ok((iri, _, _)) if hash_document::has_resources(&reader, &iri)? => Ok(Found::HashDocument),
         Ok(_) => Ok(Found::Entity),
         Err(not_found @ ApiError::EntityNotFound(_)) => {
-            match hash_document::find(&reader, &candidates)? {
-                Some(_) => Ok(Found::HashDocument),
-                None => Err(not_found),
+            if hash_document::any_has_resources(&reader, candidates)? {
+                Ok(Found::HashDocument)
+            } else {
+                Err(not_found)
             }
         }
         Err(other) => Err(other),
@@ -156,7 +153,7 @@ pub async fn document(state: &AppState, request: DocumentRequest) -> Result<Resp
             }
             Err(not_found @ ApiError::EntityNotFound(_)) => {
                 if !request.whole_document
-                    || hash_document::find(&reader, &request.candidates)?.is_none()
+                    || !hash_document::any_has_resources(&reader, &request.candidates)?
                 {
                     return Err(not_found);
                 }
