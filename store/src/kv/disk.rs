@@ -4,7 +4,7 @@ use super::Table;
 use crate::error::StoreError;
 use rocksdb::{
     BlockBasedIndexType, BlockBasedOptions, Cache, ColumnFamilyDescriptor, DBCompressionType,
-    MemtableFactory, Options, SliceTransform, DB,
+    Options, SliceTransform, DB,
 };
 use std::path::Path;
 
@@ -167,12 +167,12 @@ fn table_options(table: Table, options: &StoreOptions, cache: &Cache) -> Options
         cf.set_prefix_extractor(SliceTransform::create_fixed_prefix(QUAD_PREFIX_LEN));
     }
     if table.is_keyed_by_term() {
-        // Per-term counters and dictionary entries: a commit touches a few hundred scattered
-        // keys, which a hash of short lists takes far more cheaply than one skip list.
+        // Per-term counters and dictionary entries: point look-ups by term id and scans of
+        // one term. Their memtables are skip lists too: a commit writes each table's entries
+        // in key order (see `quads::writer`), so each insert starts from the last one's
+        // place. A hash of linked lists was slower: the buckets of terms used in every
+        // commit grew into lists walked on each insert, and every flush had to sort them.
         cf.set_prefix_extractor(SliceTransform::create_fixed_prefix(QUAD_PREFIX_LEN));
-        cf.set_memtable_factory(MemtableFactory::HashLinkList {
-            bucket_count: 100_000,
-        });
     }
     cf
 }
@@ -193,7 +193,8 @@ pub fn open_db(path: &Path, options: &StoreOptions) -> Result<DB, StoreError> {
     // Tables added by a newer format are created at open; the store then upgrades itself.
     db_options.create_missing_column_families(!options.read_only);
     db_options.set_max_background_jobs(2);
-    // Hashed memtables take one writer at a time, which is the store's model anyway.
+    // One writer at a time is the store's model; without concurrent inserts each skip list
+    // keeps the place of its last insert, which a commit's sorted entries start from.
     db_options.set_allow_concurrent_memtable_write(false);
     db_options.set_bytes_per_sync(1 << 20);
     db_options.set_max_open_files(512);

@@ -86,7 +86,7 @@ impl Table {
     }
 
     /// Whether the table is keyed by a term id first (8 bytes) and read by point look-ups or
-    /// scans of one term: its memtable is a hash of linked lists (see `kv::disk`).
+    /// scans of one term: it gets a prefix extractor on the term id (see `kv::disk`).
     pub const fn is_keyed_by_term(self) -> bool {
         matches!(
             self,

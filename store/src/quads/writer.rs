@@ -345,18 +345,25 @@ impl<'a> Transaction<'a> {
             .map(|v| v?.map_or(Ok(0), |v| decode_u64(&v).map_err(StoreError::from)))
             .chain(new_pairs.iter().map(|_| Ok(0)))
             .collect::<Result<Vec<u64>, StoreError>>()?;
-        for ((term, graph), old) in term_graph_keys.iter().chain(&new_pairs).zip(current) {
-            let new = old.saturating_add_signed(term_graph_deltas[&(*term, *graph)]);
-            let key = term_graph_key(*term, *graph);
+        // Sorted, so that each insert into the table's skip list starts where the last ended.
+        let mut term_graphs: Vec<((TermId, TermId), u64)> = term_graph_keys
+            .into_iter()
+            .chain(new_pairs)
+            .zip(current)
+            .collect();
+        term_graphs.sort_unstable_by_key(|((t, g), _)| term_graph_key(*t, *g));
+        for &((term, graph), old) in &term_graphs {
+            let new = old.saturating_add_signed(term_graph_deltas[&(term, graph)]);
+            let key = term_graph_key(term, graph);
             if new == 0 {
                 batch.delete_cf(store.cf(Table::TermGraph), key);
             } else {
                 batch.put_cf(store.cf(Table::TermGraph), key, encode_u64(new));
             }
             if old == 0 && new > 0 {
-                term_deltas.entry(*term).or_default().graphs += 1;
+                term_deltas.entry(term).or_default().graphs += 1;
             } else if old > 0 && new == 0 {
-                term_deltas.entry(*term).or_default().graphs -= 1;
+                term_deltas.entry(term).or_default().graphs -= 1;
             }
         }
 
@@ -401,20 +408,23 @@ impl<'a> Transaction<'a> {
             .collect::<Result<Vec<_>, StoreError>>()?;
         let mut new_terms_written = FxHashSet::default();
         let mut reclaimed = Vec::new();
-        for (term, mut usage) in terms.iter().chain(&fresh).zip(current) {
-            usage.apply(&term_deltas[term]);
+        let mut usages: Vec<(TermId, TermUsage)> =
+            terms.into_iter().chain(fresh).zip(current).collect();
+        usages.sort_unstable_by_key(|(t, _)| t.to_be_bytes());
+        for (term, mut usage) in usages {
+            usage.apply(&term_deltas[&term]);
             let unused = usage.is_unused();
-            let is_new = self.overlay.new_terms_by_id.contains_key(term);
+            let is_new = self.overlay.new_terms_by_id.contains_key(&term);
             // An existing (possibly empty) named graph keeps its name in the dictionary.
             let graph_exists = unused
                 && term.kind().is_in_dictionary()
-                && (self.overlay.created_graphs.contains(term)
-                    || (!self.overlay.dropped_graphs.contains(term)
-                        && self.graph_committed(*term)?));
+                && (self.overlay.created_graphs.contains(&term)
+                    || (!self.overlay.dropped_graphs.contains(&term)
+                        && self.graph_committed(term)?));
             if unused {
                 batch.delete_cf(store.cf(Table::TermStats), term.to_be_bytes());
                 if !graph_exists && !is_new && term.kind().is_in_dictionary() {
-                    reclaimed.push(self.reclaim_term(*term, &mut batch)?);
+                    reclaimed.push(self.reclaim_term(term, &mut batch)?);
                 }
             } else {
                 batch.put_cf(
@@ -424,14 +434,17 @@ impl<'a> Transaction<'a> {
                 );
             }
             if is_new && (!unused || graph_exists) {
-                new_terms_written.insert(*term);
+                new_terms_written.insert(term);
             }
         }
-        for (bytes, id) in &self.overlay.new_terms {
-            if new_terms_written.contains(id) {
-                self.write_new_term(bytes, *id, &mut batch)?;
-            }
-        }
+        let mut new_terms: Vec<(TermId, &[u8])> = self
+            .overlay
+            .new_terms
+            .iter()
+            .filter(|(_, id)| new_terms_written.contains(*id))
+            .map(|(bytes, id)| (*id, bytes.as_slice()))
+            .collect();
+        self.write_new_terms(&mut new_terms, &mut batch)?;
 
         // Classes.
         class_deltas.retain(|_, delta| *delta != 0);
@@ -492,26 +505,41 @@ impl<'a> Transaction<'a> {
         Ok(sequence)
     }
 
-    fn write_new_term(
+    /// Writes the dictionary entries of the transaction's new terms, each table's in key
+    /// order.
+    fn write_new_terms(
         &self,
-        bytes: &[u8],
-        id: TermId,
+        terms: &mut [(TermId, &[u8])],
         batch: &mut WriteBatch,
     ) -> Result<(), StoreError> {
         let store = self.store;
-        batch.put_cf(store.cf(Table::IdToTerm), id.to_be_bytes(), bytes);
-        let key = lookup_key(bytes);
-        let mut ids = if is_hashed_key(&key) {
-            match store.db().get_cf(store.cf(Table::TermToId), &key)? {
-                Some(v) => decode_ids(&v)?,
-                None => Vec::new(),
-            }
-        } else {
-            Vec::new()
-        };
-        ids.push(id);
-        batch.put_cf(store.cf(Table::TermToId), key, encode_ids(&ids));
-        if let Some(key) = hash_iris::key_of(bytes, id) {
+        terms.sort_unstable_by_key(|(id, _)| id.to_be_bytes());
+        for (id, bytes) in terms.iter() {
+            batch.put_cf(store.cf(Table::IdToTerm), id.to_be_bytes(), bytes);
+        }
+        let mut lookups: Vec<(Vec<u8>, TermId)> = terms
+            .iter()
+            .map(|(id, bytes)| (lookup_key(bytes), *id))
+            .collect();
+        lookups.sort_unstable();
+        for (key, id) in &lookups {
+            let mut ids = if is_hashed_key(key) {
+                match store.db().get_cf(store.cf(Table::TermToId), key)? {
+                    Some(v) => decode_ids(&v)?,
+                    None => Vec::new(),
+                }
+            } else {
+                Vec::new()
+            };
+            ids.push(*id);
+            batch.put_cf(store.cf(Table::TermToId), key, encode_ids(&ids));
+        }
+        let mut hash_keys: Vec<_> = terms
+            .iter()
+            .filter_map(|(id, bytes)| hash_iris::key_of(bytes, *id))
+            .collect();
+        hash_keys.sort_unstable();
+        for key in hash_keys {
             batch.put_cf(store.cf(Table::HashIris), key, []);
         }
         Ok(())
