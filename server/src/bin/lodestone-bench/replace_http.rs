@@ -56,8 +56,8 @@ pub struct ReplaceHttpArgs {
     pub seed: u64,
 }
 
-/// The in-process server: its address and what it takes to stop it.
-/// The real server on 127.0.0.1:0, in-process, on its own runtime thread.
+/// The real server on 127.0.0.1:0, in-process on its own runtime thread: its address and
+/// what it takes to stop it.
 pub(crate) struct Server {
     base: String,
     shutdown: Option<tokio::sync::oneshot::Sender<()>>,
