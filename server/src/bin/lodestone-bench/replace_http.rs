@@ -361,9 +361,7 @@ pub fn run(args: &ReplaceHttpArgs) -> anyhow::Result<()> {
         "overall:              {:.0} graphs/s ({elapsed:.1} s)",
         args.graphs as f64 / elapsed
     );
-    if let (Some(first), Some(last)) = (writes.rates.first(), writes.rates.last()) {
-        println!("last tenth / first:   {:.2}", last / first);
-    }
+    crate::trickle::print_trend(&writes.rates);
     let mut all: Vec<Duration> = reads.titles.iter().chain(&reads.counts).copied().collect();
     print_latencies("reads (all):", &mut all);
     print_latencies("  titles of a graph:", &mut reads.titles);

@@ -89,9 +89,24 @@ pub fn run(
         transactions as f64 / elapsed,
         quads as f64 / elapsed
     );
-    if let (Some(first), Some(last)) = (rates.first(), rates.last()) {
-        println!("last tenth / first:   {:.2}", last / first);
-    }
+    print_trend(&rates);
     println!("store quads at end:   {}", counts.quads);
     Ok(())
+}
+
+/// Prints how the rate of the last tenth and of the second half compare with the first: the
+/// half ratio is the steadier of the two, since one tenth can take a whole compaction.
+pub fn print_trend(tenths: &[f64]) {
+    if let (Some(first), Some(last)) = (tenths.first(), tenths.last()) {
+        println!("last tenth / first:   {:.2}", last / first);
+    }
+    // Equal work per tenth: a half's rate is the harmonic mean of its tenths' rates.
+    let rate = |half: &[f64]| half.len() as f64 / half.iter().map(|r| 1.0 / r).sum::<f64>();
+    let (first_half, second_half) = tenths.split_at(tenths.len() / 2);
+    if !first_half.is_empty() {
+        println!(
+            "second half / first:  {:.2}",
+            rate(second_half) / rate(first_half)
+        );
+    }
 }
