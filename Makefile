@@ -30,6 +30,8 @@ test: deps deps-python deps-node
 	$(CARGO) test --release --workspace
 
 build:
+	@[ -n "$$(ls $(CARGO_TARGET_DIR)/release/build/librocksdb-sys-*/out/*.a 2>/dev/null)" ] || \
+		echo "first build: compiling RocksDB too (about 7 minutes on two cores)"
 	$(CARGO) build --release -p lodestone-server
 
 lint:
