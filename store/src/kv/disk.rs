@@ -28,7 +28,7 @@ pub struct StoreOptions {
     pub decoded_terms_bytes: usize,
     /// Fewest committed quads a graph cleared whole in a transaction must have held for its
     /// entries in the graph-first indexes to go in one range deletion instead of a point
-    /// deletion each. RocksDB 7.8 re-fragments a memtable's range deletions for every
+    /// deletion each. RocksDB 7 re-fragments a memtable's range deletions for every
     /// iterator it opens, so one per small commit slows every scan until the next flush;
     /// for a large graph the range deletion saves thousands of entries, and readers seek
     /// past the old version instead of stepping over its tombstones.
@@ -156,9 +156,8 @@ fn table_options(table: Table, options: &StoreOptions, cache: &Cache) -> Options
         // The prefix (first id) feeds the prefix bloom filters of scans with a bound first id;
         // full scans ask for total order. The memtable stays RocksDB's default skip list: a
         // commit's entries arrive sorted per table, which its sequential-insert splice takes
-        // in near-constant time, whereas a hashed skip list searched every key twice (the
-        // distribution's RocksDB keeps its `assert(!Contains(key))`), most of the cost of
-        // replacing a large graph.
+        // in near-constant time, whereas a hashed skip list searched every key from its
+        // bucket's head.
         cf.set_prefix_extractor(SliceTransform::create_fixed_prefix(QUAD_PREFIX_LEN));
     }
     if table == Table::HashIris {

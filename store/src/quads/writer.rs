@@ -351,7 +351,8 @@ impl<'a> Transaction<'a> {
             .chain(new_pairs)
             .zip(current)
             .collect();
-        term_graphs.sort_unstable_by_key(|((t, g), _)| term_graph_key(*t, *g));
+        // `TermId` orders like its big-endian bytes, so pair order is key order.
+        term_graphs.sort_unstable_by_key(|(pair, _)| *pair);
         for &((term, graph), old) in &term_graphs {
             let new = old.saturating_add_signed(term_graph_deltas[&(term, graph)]);
             let key = term_graph_key(term, graph);
@@ -410,7 +411,7 @@ impl<'a> Transaction<'a> {
         let mut reclaimed = Vec::new();
         let mut usages: Vec<(TermId, TermUsage)> =
             terms.into_iter().chain(fresh).zip(current).collect();
-        usages.sort_unstable_by_key(|(t, _)| t.to_be_bytes());
+        usages.sort_unstable_by_key(|(t, _)| *t);
         for (term, mut usage) in usages {
             usage.apply(&term_deltas[&term]);
             let unused = usage.is_unused();
@@ -513,7 +514,7 @@ impl<'a> Transaction<'a> {
         batch: &mut WriteBatch,
     ) -> Result<(), StoreError> {
         let store = self.store;
-        terms.sort_unstable_by_key(|(id, _)| id.to_be_bytes());
+        terms.sort_unstable_by_key(|(id, _)| *id);
         for (id, bytes) in terms.iter() {
             batch.put_cf(store.cf(Table::IdToTerm), id.to_be_bytes(), bytes);
         }

@@ -83,14 +83,19 @@ fn transactions_keep_hash_iris_and_drop_reclaimed_ones() {
     );
 }
 
-#[test]
-fn bulk_loads_index_hash_iris() {
+/// A store holding `DATA`, bulk loaded.
+fn bulk_loaded() -> TempStore {
     let store = TempStore::new();
     bulk_load(
         &store,
         &[write_input(store.scratch(), "data.nt", DATA.as_bytes())],
     );
-    assert_documents(&store);
+    store
+}
+
+#[test]
+fn bulk_loads_index_hash_iris() {
+    assert_documents(&bulk_loaded());
 }
 
 /// Turns a closed store back into format 1: no `hash_iris` table, version 1.
@@ -106,11 +111,7 @@ fn make_format_1(path: &Path) {
 
 #[test]
 fn a_format_1_store_is_upgraded_by_a_read_write_open() {
-    let store = TempStore::new();
-    bulk_load(
-        &store,
-        &[write_input(store.scratch(), "data.nt", DATA.as_bytes())],
-    );
+    let store = bulk_loaded();
     let before = dump(&store);
     let path = store.path();
     let dir = store.close();
