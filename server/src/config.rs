@@ -6,6 +6,7 @@
 //! where it came from and why it is wrong. What the HTTP layer needs ends up in
 //! [`ServerSettings`]; the rest (data folder, address, store tuning) in [`Config`].
 
+use crate::priority::Nice;
 use anyhow::{bail, Context};
 use clap::Args;
 use lodestone_store::StoreOptions;
@@ -104,6 +105,16 @@ pub struct ServeArgs {
           require_equals = true, default_missing_value = "true",
           value_parser = clap::builder::BoolishValueParser::new())]
     pub sync: Option<bool>,
+    /// CPU nice value (0–19) of large writes (a request body of 256 KiB or more: graph
+    /// uploads, big updates): raised, readers get the CPU first; smaller writes always run at
+    /// normal priority [default: 19] [toml: large_write_nice]
+    #[arg(long, env = "LODESTONE_LARGE_WRITE_NICE", value_name = "0-19")]
+    pub large_write_nice: Option<u8>,
+    /// CPU nice value (0–19) of background work nobody waits for: the text index's upkeep and,
+    /// whenever above 0, the store's flushes and compactions (at 19) [default: 19]
+    /// [toml: background_nice]
+    #[arg(long, env = "LODESTONE_BACKGROUND_NICE", value_name = "0-19")]
+    pub background_nice: Option<u8>,
     /// Folder from which SPARQL `LOAD <file:///…>` may read files; LOAD is refused otherwise
     /// [toml: allow_load_folder]
     #[arg(long, env = "LODESTONE_ALLOW_LOAD_FOLDER", value_name = "DIR")]
@@ -180,6 +191,10 @@ pub struct FileConfig {
     pub memory_budget: Option<u64>,
     /// See `--sync`.
     pub sync: Option<bool>,
+    /// See `--large-write-nice`.
+    pub large_write_nice: Option<u8>,
+    /// See `--background-nice`.
+    pub background_nice: Option<u8>,
     /// See `--allow-load-folder`.
     pub allow_load_folder: Option<PathBuf>,
     /// The `[search]` table: text index settings.
@@ -306,6 +321,10 @@ pub struct ServerSettings {
     pub ui: crate::routes::ui::UiSettings,
     /// Where `SERVICE` calls may go.
     pub service: crate::federation::ServicePolicy,
+    /// CPU priority of large writes (see [`crate::priority`]).
+    pub large_write_nice: Nice,
+    /// CPU priority of the text index's upkeep and the store's flushes and compactions.
+    pub background_nice: Nice,
 }
 
 impl Default for ServerSettings {
@@ -326,6 +345,8 @@ impl Default for ServerSettings {
             max_header_bytes: 64 << 10,
             ui: crate::routes::ui::UiSettings::default(),
             service: crate::federation::ServicePolicy::default(),
+            large_write_nice: Nice::LOWEST,
+            background_nice: Nice::LOWEST,
         }
     }
 }
@@ -652,6 +673,31 @@ impl Config {
         store =
             store.with_sync_writes(pick!(sync, "--sync", "LODESTONE_SYNC").is_some_and(|(v, _)| v));
 
+        let nice = |value: Option<(u8, Origin<'_>)>, key, default| match value {
+            None => Ok(default),
+            Some((n, origin)) => Nice::new(n)
+                .ok_or_else(|| invalid(key, origin, format!("{n}: must be between 0 and 19"))),
+        };
+        let large_write_nice = nice(
+            pick!(
+                large_write_nice,
+                "--large-write-nice",
+                "LODESTONE_LARGE_WRITE_NICE"
+            ),
+            "large_write_nice",
+            defaults.large_write_nice,
+        )?;
+        let background_nice = nice(
+            pick!(
+                background_nice,
+                "--background-nice",
+                "LODESTONE_BACKGROUND_NICE"
+            ),
+            "background_nice",
+            defaults.background_nice,
+        )?;
+        store = store.with_background_at_lowest_priority(background_nice != Nice::NORMAL);
+
         let load_folder = match pick!(
             allow_load_folder,
             "--allow-load-folder",
@@ -739,6 +785,8 @@ impl Config {
                         .policy()
                         .map_err(|(key, reason)| invalid(key, Origin::File(path), reason))?,
                 },
+                large_write_nice,
+                background_nice,
             },
             config_file: None,
             text_index: {
@@ -970,7 +1018,7 @@ mod tests {
 
     #[test]
     fn invalid_values_name_the_key_and_the_reason() {
-        let cases: [(&[&str], &str, &str); 11] = [
+        let cases: [(&[&str], &str, &str); 13] = [
             (
                 &["--bind", "nowhere"],
                 "",
@@ -986,6 +1034,12 @@ mod tests {
                 "allow_load_folder",
             ),
             (&["--memory-budget", "1"], "", "memory_budget"),
+            (&["--large-write-nice", "20"], "", "large_write_nice"),
+            (
+                &[],
+                "background_nice = 25",
+                "background_nice (set in test.toml)",
+            ),
             (&[], "read_timeout = 0", "read_timeout (set in test.toml)"),
             (&["--max-header-bytes", "1KB"], "", "max_header_bytes"),
             (&["--default-language", "e n"], "", "default_language"),
@@ -1050,6 +1104,8 @@ mod tests {
             "result_row_cap",
             "strict_default_graph",
             "memory_budget",
+            "large_write_nice",
+            "background_nice",
             "sync",
             "allow_load_folder",
             "read_timeout",

@@ -13,6 +13,7 @@ pub mod error;
 pub mod extract;
 pub mod facets;
 pub mod federation;
+pub mod priority;
 pub mod respond;
 mod restore;
 pub mod routes;

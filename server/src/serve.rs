@@ -47,8 +47,12 @@ pub fn run(config: Config) -> anyhow::Result<()> {
     }
     let store = Arc::new(store);
     let state = AppState::new(Arc::clone(&store), config.server.clone());
-    let (text_index, follower) =
-        crate::text_index::start(&store, &config.data, config.text_index.clone())?;
+    let (text_index, follower) = crate::text_index::start(
+        &store,
+        &config.data,
+        config.text_index.clone(),
+        config.server.background_nice,
+    )?;
     state.attach_text_index(text_index);
     tracing::info!(
         "updates: {:?}; default graph: {}; query budget {:.1} s; {} query slots",

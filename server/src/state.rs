@@ -6,6 +6,7 @@
 use crate::config::ServerSettings;
 use crate::error::ApiError;
 use crate::facets::FacetEngine;
+use crate::priority::WriteLanes;
 use crate::slots::{Slots, Taken};
 use lodestone_indexer::TextIndex;
 use lodestone_store::{Store, StoreCounts, StoreError};
@@ -26,6 +27,7 @@ struct Inner {
     settings: ServerSettings,
     queries: Slots,
     writes: Slots,
+    writers: WriteLanes,
     metrics: Metrics,
     started: Instant,
     counts: Mutex<Option<StoreCounts>>,
@@ -40,12 +42,14 @@ impl AppState {
     pub fn new(store: Arc<Store>, settings: ServerSettings) -> Self {
         let queries = Slots::new(settings.max_concurrent_queries, settings.query_queue);
         let writes = Slots::new(1, settings.query_queue);
+        let writers = WriteLanes::start(settings.large_write_nice);
         Self {
             inner: Arc::new(Inner {
                 store,
                 settings,
                 queries,
                 writes,
+                writers,
                 metrics: Metrics::default(),
                 started: Instant::now(),
                 counts: Mutex::new(None),
@@ -60,6 +64,11 @@ impl AppState {
     /// The store.
     pub fn store(&self) -> &Arc<Store> {
         &self.inner.store
+    }
+
+    /// The threads that apply writes (large ones at `settings.large_write_nice`).
+    pub fn write_lanes(&self) -> &WriteLanes {
+        &self.inner.writers
     }
 
     /// The settings.

@@ -2,6 +2,7 @@
 //! its follower thread for `serve`, and `lodestone reindex`.
 
 use crate::cli::ReindexArgs;
+use crate::priority::Nice;
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use lodestone_indexer::{Follower, IndexSettings, TextIndex};
@@ -21,7 +22,28 @@ pub fn index_path(data: &Path) -> PathBuf {
 
 /// Opens (or creates) the index of a store and starts following the store. A missing or
 /// unreadable index folder is rebuilt by the follower; searches wait for it briefly.
+///
+/// The index's threads (the follower, tantivy's indexing and merging threads) run at `nice`:
+/// they are started from a thread lowered to it, whose value they inherit
+/// ([`crate::priority`]). Searches run on the caller's threads and keep their priority.
 pub fn start(
+    store: &Arc<Store>,
+    data: &Path,
+    settings: IndexSettings,
+    nice: Nice,
+) -> anyhow::Result<(Arc<TextIndex>, Follower)> {
+    std::thread::scope(|scope| {
+        scope
+            .spawn(|| {
+                nice.apply_to_current_thread();
+                open_and_follow(store, data, settings)
+            })
+            .join()
+            .map_err(|_| anyhow::anyhow!("opening the text index panicked"))?
+    })
+}
+
+fn open_and_follow(
     store: &Arc<Store>,
     data: &Path,
     settings: IndexSettings,

@@ -63,9 +63,13 @@ impl SearchServer {
         }
         let settings = ServerSettings::default().with_open_updates();
         let state = AppState::new(Arc::clone(&store), settings);
-        let (index, follower) =
-            lodestone_server::text_index::start(&store, &data, IndexSettings::default())
-                .expect("text index");
+        let (index, follower) = lodestone_server::text_index::start(
+            &store,
+            &data,
+            IndexSettings::default(),
+            lodestone_server::priority::Nice::LOWEST,
+        )
+        .expect("text index");
         // The first build runs on the follower's thread: wait for it, as a server's clients
         // would wait for the index to be ready.
         assert!(

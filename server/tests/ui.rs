@@ -51,9 +51,13 @@ impl UiServer {
             .load(&[Input::File(file)])
             .expect("load");
         let state = AppState::new(Arc::clone(&store), settings);
-        let (index, follower) =
-            lodestone_server::text_index::start(&store, &data, IndexSettings::default())
-                .expect("text index");
+        let (index, follower) = lodestone_server::text_index::start(
+            &store,
+            &data,
+            IndexSettings::default(),
+            lodestone_server::priority::Nice::LOWEST,
+        )
+        .expect("text index");
         assert!(
             index.wait_for(store.sequence(), Duration::from_secs(120)),
             "the text index did not catch up"

@@ -391,15 +391,52 @@ where
     T: Send + 'static,
     F: FnOnce(&CancellationToken) -> Result<T, ApiError> + Send + 'static,
 {
+    let job = budgeted(permit, budget, work);
+    let result = tokio::task::spawn_blocking(job)
+        .await
+        .map_err(|e| ApiError::Internal(format!("engine task failed: {e}")))?;
+    count_timeout(state, result)
+}
+
+/// Runs a write (update, Graph Store write or delete) made by a request of `request_bytes`
+/// under the budget on a write thread, large writes below the readers' CPU priority (see
+/// [`crate::priority`]); otherwise as [`run_blocking`].
+pub async fn run_write<T, F>(
+    state: &AppState,
+    permit: OwnedSemaphorePermit,
+    budget: Duration,
+    request_bytes: usize,
+    work: F,
+) -> Result<T, ApiError>
+where
+    T: Send + 'static,
+    F: FnOnce(&CancellationToken) -> Result<T, ApiError> + Send + 'static,
+{
+    let job = budgeted(permit, budget, work);
+    let result = state.write_lanes().run(request_bytes, job).await?;
+    count_timeout(state, result)
+}
+
+/// `work` as a job that holds its slot and is cancelled when `budget` runs out.
+fn budgeted<T, F>(
+    permit: OwnedSemaphorePermit,
+    budget: Duration,
+    work: F,
+) -> impl FnOnce() -> Result<T, ApiError> + Send + 'static
+where
+    T: Send + 'static,
+    F: FnOnce(&CancellationToken) -> Result<T, ApiError> + Send + 'static,
+{
     let token = CancellationToken::new();
     let timer = start_timer(&token, budget);
-    let result = tokio::task::spawn_blocking(move || {
+    move || {
         let _permit = permit;
         let _timer = timer;
         work(&token)
-    })
-    .await
-    .map_err(|e| ApiError::Internal(format!("engine task failed: {e}")))?;
+    }
+}
+
+fn count_timeout<T>(state: &AppState, result: Result<T, ApiError>) -> Result<T, ApiError> {
     if let Err(ApiError::Timeout(_)) = &result {
         state.metrics().timeouts.fetch_add(1, Ordering::Relaxed);
     }

@@ -11,7 +11,7 @@ use crate::extract::auth::authorize_write;
 use crate::extract::rdfxml::check_entities;
 use crate::extract::sparql::{accept_header, parse_pairs, read_body};
 use crate::respond::rdf;
-use crate::respond::stream::{run_blocking, stream_blocking};
+use crate::respond::stream::{run_blocking, run_write, stream_blocking};
 use crate::routes::sparql::budget;
 use crate::slots::Taken;
 use crate::state::AppState;
@@ -206,7 +206,8 @@ async fn write(state: AppState, request: Request, replace: bool) -> Result<Respo
     let Taken { permit, budget } = state.write_slot(budget(&state, None)).await?;
     state.metrics().updates.fetch_add(1, Ordering::Relaxed);
     let store = state.store().clone();
-    let (created, quads) = run_blocking(&state, permit, budget, move |token| {
+    let request_bytes = body.len();
+    let (created, quads) = run_write(&state, permit, budget, request_bytes, move |token| {
         write_graph(&store, &target, format, &body, replace, token, budget)
     })
     .await?;
@@ -293,7 +294,7 @@ async fn delete_graph(
     let Taken { permit, budget } = state.write_slot(budget(&state, None)).await?;
     state.metrics().updates.fetch_add(1, Ordering::Relaxed);
     let store = state.store().clone();
-    run_blocking(&state, permit, budget, move |_| {
+    run_write(&state, permit, budget, 0, move |_| {
         let store_error = |e| ApiError::from_store(e, budget);
         let mut transaction = store.transaction().map_err(store_error)?;
         let graph = existing_graph(&transaction.reader(), &target)?;

@@ -8,7 +8,7 @@ use crate::error::ApiError;
 use crate::extract::auth::authorize_write;
 use crate::extract::nesting::check_depth;
 use crate::extract::sparql::{Operation, SparqlRequest};
-use crate::respond::stream::{run_blocking, stream_blocking, ChunkSink, Outcome, TRUNCATED_HEADER};
+use crate::respond::stream::{run_write, stream_blocking, ChunkSink, Outcome, TRUNCATED_HEADER};
 use crate::respond::{rdf, results};
 use crate::slots::Taken;
 use crate::state::AppState;
@@ -176,7 +176,7 @@ async fn update(state: AppState, request: SparqlRequest, text: &str) -> Result<R
     let store = state.store().clone();
     let settings = state.settings().clone();
     let query_options = state.query_options();
-    run_blocking(&state, permit, budget, move |token| {
+    run_write(&state, permit, budget, text.len(), move |token| {
         let options = UpdateOptions {
             query: query_options.with_cancellation(token.clone()),
             load_folder: settings.load_folder.clone(),

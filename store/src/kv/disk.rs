@@ -3,7 +3,7 @@
 use super::Table;
 use crate::error::StoreError;
 use rocksdb::{
-    BlockBasedIndexType, BlockBasedOptions, Cache, ColumnFamilyDescriptor, DBCompressionType,
+    BlockBasedIndexType, BlockBasedOptions, Cache, ColumnFamilyDescriptor, DBCompressionType, Env,
     Options, SliceTransform, DB,
 };
 use std::path::Path;
@@ -33,6 +33,11 @@ pub struct StoreOptions {
     /// for a large graph the range deletion saves thousands of entries, and readers seek
     /// past the old version instead of stepping over its tombstones.
     pub range_deletion_min_quads: usize,
+    /// Whether RocksDB's flushes and compactions run at the lowest CPU priority (nice 19 on
+    /// Linux), behind readers: they are work nobody waits for, until level 0 fills up and
+    /// writes slow down. Applies to every store of the process (the thread pools are
+    /// RocksDB's).
+    pub background_at_lowest_priority: bool,
 }
 
 impl Default for StoreOptions {
@@ -46,6 +51,7 @@ impl Default for StoreOptions {
             read_only: false,
             decoded_terms_bytes: 32 << 20,
             range_deletion_min_quads: 1024,
+            background_at_lowest_priority: false,
         }
     }
 }
@@ -66,6 +72,12 @@ impl StoreOptions {
     /// Fewest quads a cleared graph must lose to be range-deleted (see the field).
     pub fn with_range_deletion_min_quads(mut self, quads: usize) -> Self {
         self.range_deletion_min_quads = quads;
+        self
+    }
+
+    /// Whether flushes and compactions run at the lowest CPU priority (see the field).
+    pub fn with_background_at_lowest_priority(mut self, lowest: bool) -> Self {
+        self.background_at_lowest_priority = lowest;
         self
     }
 
@@ -199,6 +211,12 @@ pub fn open_db(path: &Path, options: &StoreOptions) -> Result<DB, StoreError> {
     db_options.set_max_open_files(512);
     db_options.set_keep_log_file_num(3);
     db_options.set_max_total_wal_size(256 << 20);
+    if options.background_at_lowest_priority {
+        let mut env = Env::new()?;
+        env.lower_thread_pool_cpu_priority();
+        env.lower_high_priority_thread_pool_cpu_priority();
+        db_options.set_env(&env);
+    }
     if options.total_write_buffer_bytes > 0 {
         db_options.set_db_write_buffer_size(options.total_write_buffer_bytes);
     }

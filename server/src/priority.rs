@@ -1,0 +1,213 @@
+//! CPU priority: reads first, background work behind them, writes where configured.
+//!
+//! A publisher replaces graphs while readers query. On a machine with few cores they compete
+//! for the same CPU, and a reader's answer waits whenever a commit, the text index's upkeep
+//! or a compaction holds a core. Work nobody waits for (the text index's threads, RocksDB's
+//! flushes and compactions) therefore runs at a raised nice value ([`Nice`]), and writes
+//! (SPARQL updates, Graph Store writes and deletes) run on threads of their own: small ones at
+//! normal priority, because a lowered writer gives up replacements per second to a busy
+//! reader, and large ones ([`LARGE_WRITE_BYTES`]) at a raised nice value, because their long
+//! CPU bursts are what reads wait behind. Measured on two cores (`docs/benchmarks.md`,
+//! session 6).
+//!
+//! On Linux the nice value belongs to a thread and a new thread inherits its creator's. A
+//! thread may raise its own value but, without privileges, never lower it again, which is why
+//! lowered work gets threads of its own rather than borrowing the runtime's. Elsewhere the
+//! value is not applied (other systems set it for the whole process).
+
+use crate::error::ApiError;
+use std::fmt;
+use std::panic::AssertUnwindSafe;
+use std::sync::mpsc;
+use std::sync::Mutex;
+use tokio::sync::oneshot;
+
+/// A thread nice value, 0 (normal) to 19 (lowest priority).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Nice(u8);
+
+impl Nice {
+    /// The normal priority: no lowering.
+    pub const NORMAL: Self = Self(0);
+    /// The lowest priority.
+    pub const LOWEST: Self = Self(19);
+
+    /// The nice value `n`, if it is within 0–19.
+    pub fn new(n: u8) -> Option<Self> {
+        (n <= Self::LOWEST.0).then_some(Self(n))
+    }
+
+    /// The value.
+    pub fn get(self) -> u8 {
+        self.0
+    }
+
+    /// Raises the calling thread's nice value to this one; threads it starts afterwards
+    /// inherit it. A failure is logged, never fatal: the work then runs at its old priority.
+    pub fn apply_to_current_thread(self) {
+        if self == Self::NORMAL {
+            return;
+        }
+        #[cfg(target_os = "linux")]
+        {
+            let tid = rustix::thread::gettid();
+            if let Err(error) = rustix::process::setpriority_process(Some(tid), i32::from(self.0)) {
+                tracing::warn!(%error, nice = self.0, "cannot lower the thread's priority");
+            }
+        }
+    }
+}
+
+impl fmt::Display for Nice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+/// Writes whose request body is at least this large (a graph upload, a big `INSERT DATA`) run
+/// at the large-write nice value; smaller ones at normal priority. A small write holds a core
+/// for a few milliseconds and is best done at once; a large one holds it for a hundred or more,
+/// long enough to show in every reader's latency, and can take the CPU readers leave.
+pub const LARGE_WRITE_BYTES: usize = 256 << 10;
+
+/// Where writes run: one thread at normal priority for small writes, one at the large-write
+/// nice value for large ones ([`LARGE_WRITE_BYTES`]). The store applies one write at a time
+/// (one write slot), so at most one of them works at any moment, in arrival order.
+pub struct WriteLanes {
+    small: WriteThread,
+    large: WriteThread,
+}
+
+impl WriteLanes {
+    /// Starts both threads; they end when this is dropped.
+    ///
+    /// # Panics
+    ///
+    /// If the system cannot start a thread, as [`std::thread::spawn`] does.
+    pub fn start(large_nice: Nice) -> Self {
+        Self {
+            small: WriteThread::start("lodestone-writer", Nice::NORMAL),
+            large: WriteThread::start("lodestone-bulk-writer", large_nice),
+        }
+    }
+
+    /// Runs `work`, a write made by a request of `request_bytes`, on its lane and waits for
+    /// its result without blocking the runtime.
+    pub async fn run<T, F>(&self, request_bytes: usize, work: F) -> Result<T, ApiError>
+    where
+        T: Send + 'static,
+        F: FnOnce() -> T + Send + 'static,
+    {
+        let lane = if request_bytes >= LARGE_WRITE_BYTES {
+            &self.large
+        } else {
+            &self.small
+        };
+        lane.run(work).await
+    }
+}
+
+type Job = Box<dyn FnOnce() + Send>;
+
+/// A thread that runs jobs one after the other at its own nice value.
+struct WriteThread {
+    jobs: Mutex<mpsc::Sender<Job>>,
+}
+
+impl WriteThread {
+    fn start(name: &str, nice: Nice) -> Self {
+        let (jobs, queue) = mpsc::channel::<Job>();
+        std::thread::Builder::new()
+            .name(name.into())
+            .spawn(move || {
+                nice.apply_to_current_thread();
+                for job in queue {
+                    // A panicking job has already dropped its answer channel, which its caller
+                    // reports; the thread lives on for the next one.
+                    let _ = std::panic::catch_unwind(AssertUnwindSafe(job));
+                }
+            })
+            .expect("the system cannot start a write thread");
+        Self {
+            jobs: Mutex::new(jobs),
+        }
+    }
+
+    async fn run<T, F>(&self, work: F) -> Result<T, ApiError>
+    where
+        T: Send + 'static,
+        F: FnOnce() -> T + Send + 'static,
+    {
+        let (answer, answered) = oneshot::channel();
+        let job: Job = Box::new(move || {
+            let _ = answer.send(work());
+        });
+        self.jobs
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .send(job)
+            .map_err(|_| ApiError::Internal("the write thread has stopped".into()))?;
+        answered
+            .await
+            .map_err(|_| ApiError::Internal("the write task failed".into()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nice_values_are_bounded() {
+        assert_eq!(Nice::new(0), Some(Nice::NORMAL));
+        assert_eq!(Nice::new(19), Some(Nice::LOWEST));
+        assert_eq!(Nice::new(20), None);
+    }
+
+    #[cfg(target_os = "linux")]
+    fn current_nice() -> i32 {
+        rustix::process::getpriority_process(Some(rustix::thread::gettid())).expect("nice")
+    }
+
+    #[cfg(target_os = "linux")]
+    #[tokio::test]
+    async fn large_writes_run_lowered_and_a_panic_is_survived() {
+        // Unprivileged, a thread can only raise its nice value: start from the test's own.
+        let before = current_nice();
+        let lowered = before.max(7);
+        let lanes =
+            WriteLanes::start(Nice::new(u8::try_from(lowered).expect("0–19")).expect("valid"));
+        let small = lanes.run(LARGE_WRITE_BYTES - 1, current_nice).await;
+        assert_eq!(small.expect("runs"), before);
+        let large = lanes.run(LARGE_WRITE_BYTES, current_nice).await;
+        assert_eq!(large.expect("runs"), lowered);
+        assert!(lanes
+            .run(LARGE_WRITE_BYTES, || panic!("boom"))
+            .await
+            .is_err());
+        assert_eq!(
+            lanes
+                .run(LARGE_WRITE_BYTES, || 1 + 1)
+                .await
+                .expect("still runs"),
+            2
+        );
+        // The caller's own thread keeps its priority.
+        assert_eq!(current_nice(), before);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn threads_inherit_a_lowered_priority() {
+        let target = current_nice().max(5);
+        let inherited = std::thread::spawn(move || {
+            Nice::new(u8::try_from(target).expect("0–19"))
+                .expect("valid")
+                .apply_to_current_thread();
+            std::thread::spawn(current_nice).join().expect("joins")
+        })
+        .join()
+        .expect("joins");
+        assert_eq!(inherited, target);
+    }
+}
