@@ -15,6 +15,7 @@ use crate::rng::Rng;
 use crate::trickle::programme_graph;
 use anyhow::{bail, Context};
 use lodestone_server::config::ServerSettings;
+use lodestone_server::priority::Nice;
 use lodestone_server::testdata::{
     broadcaster, expected_rows, BroadcasterShape, EBUCCDM, MUSIC_IN_JANUARY,
 };
@@ -51,6 +52,13 @@ pub struct ReplaceHttpArgs {
     /// Store folder (a temporary one by default).
     #[arg(long)]
     pub data: Option<PathBuf>,
+    /// The server's `--large-write-nice`: CPU nice value of its writes.
+    #[arg(long, default_value_t = ServerSettings::default().large_write_nice.get())]
+    pub large_write_nice: u8,
+    /// The server's `--background-nice`: CPU nice value of RocksDB's flushes and compactions
+    /// (lowest whenever above 0; this server has no text index).
+    #[arg(long, default_value_t = ServerSettings::default().background_nice.get())]
+    pub background_nice: u8,
     /// Seed of the reader's choice of graphs.
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
@@ -65,10 +73,11 @@ pub(crate) struct Server {
 }
 
 impl Server {
-    fn start(store: Arc<Store>) -> anyhow::Result<Self> {
-        let settings = ServerSettings::default()
+    fn start(store: Arc<Store>, large_write_nice: Nice) -> anyhow::Result<Self> {
+        let mut settings = ServerSettings::default()
             .with_update_token(TOKEN)
             .with_query_timeout(Duration::from_secs(600));
+        settings.large_write_nice = large_write_nice;
         Self::start_with(store, settings)
     }
 
@@ -335,8 +344,13 @@ pub fn run(args: &ReplaceHttpArgs) -> anyhow::Result<()> {
         .data
         .clone()
         .unwrap_or_else(|| temp.path().join("store"));
-    let store = Arc::new(Store::open(&path, StoreOptions::default())?);
-    let server = Server::start(Arc::clone(&store))?;
+    let nice = |n| Nice::new(n).ok_or_else(|| anyhow::anyhow!("nice values are 0 to 19"));
+    let large_write_nice = nice(args.large_write_nice)?;
+    // As `serve` opens it.
+    let options = StoreOptions::default()
+        .with_background_at_lowest_priority(nice(args.background_nice)? != Nice::NORMAL);
+    let store = Arc::new(Store::open(&path, options)?);
+    let server = Server::start(Arc::clone(&store), large_write_nice)?;
     println!(
         "server on {}; {} graph replacements over HTTP with a concurrent reader",
         server.base, args.graphs
