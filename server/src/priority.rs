@@ -16,14 +16,12 @@
 //! value is not applied (other systems set it for the whole process).
 
 use crate::error::ApiError;
-use std::fmt;
 use std::panic::AssertUnwindSafe;
 use std::sync::mpsc;
-use std::sync::Mutex;
 use tokio::sync::oneshot;
 
 /// A thread nice value, 0 (normal) to 19 (lowest priority).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Nice(u8);
 
 impl Nice {
@@ -55,12 +53,6 @@ impl Nice {
                 tracing::warn!(%error, nice = self.0, "cannot lower the thread's priority");
             }
         }
-    }
-}
-
-impl fmt::Display for Nice {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.fmt(f)
     }
 }
 
@@ -111,7 +103,7 @@ type Job = Box<dyn FnOnce() + Send>;
 
 /// A thread that runs jobs one after the other at its own nice value.
 struct WriteThread {
-    jobs: Mutex<mpsc::Sender<Job>>,
+    jobs: mpsc::Sender<Job>,
 }
 
 impl WriteThread {
@@ -128,9 +120,7 @@ impl WriteThread {
                 }
             })
             .expect("the system cannot start a write thread");
-        Self {
-            jobs: Mutex::new(jobs),
-        }
+        Self { jobs }
     }
 
     async fn run<T, F>(&self, work: F) -> Result<T, ApiError>
@@ -143,8 +133,6 @@ impl WriteThread {
             let _ = answer.send(work());
         });
         self.jobs
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
             .send(job)
             .map_err(|_| ApiError::Internal("the write thread has stopped".into()))?;
         answered
