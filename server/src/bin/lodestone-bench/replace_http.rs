@@ -14,6 +14,7 @@
 use crate::rng::Rng;
 use crate::trickle::programme_graph;
 use anyhow::{bail, Context};
+use lodestone_indexer::{IndexSettings, TextIndex};
 use lodestone_server::config::ServerSettings;
 use lodestone_server::priority::Nice;
 use lodestone_server::testdata::{
@@ -56,9 +57,12 @@ pub struct ReplaceHttpArgs {
     #[arg(long, default_value_t = ServerSettings::default().large_write_nice.get())]
     pub large_write_nice: u8,
     /// The server's `--background-nice`: CPU nice value of RocksDB's flushes and compactions
-    /// (lowest whenever above 0; this server has no text index).
+    /// (lowest whenever above 0), and of the text index's threads with `--text-index`.
     #[arg(long, default_value_t = ServerSettings::default().background_nice.get())]
     pub background_nice: u8,
+    /// Run the server with its text index, as `serve` does, following every commit.
+    #[arg(long)]
+    pub text_index: bool,
     /// Seed of the reader's choice of graphs.
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
@@ -73,20 +77,31 @@ pub(crate) struct Server {
 }
 
 impl Server {
-    fn start(store: Arc<Store>, large_write_nice: Nice) -> anyhow::Result<Self> {
+    fn start(
+        store: Arc<Store>,
+        large_write_nice: Nice,
+        text_index: Option<Arc<TextIndex>>,
+    ) -> anyhow::Result<Self> {
         let mut settings = ServerSettings::default()
             .with_update_token(TOKEN)
             .with_query_timeout(Duration::from_secs(600));
         settings.large_write_nice = large_write_nice;
-        Self::start_with(store, settings)
+        let state = AppState::new(store, settings);
+        if let Some(index) = text_index {
+            state.attach_text_index(index);
+        }
+        Self::start_with_state(state)
     }
 
     /// Starts the server over `store` with `settings`.
     pub(crate) fn start_with(store: Arc<Store>, settings: ServerSettings) -> anyhow::Result<Self> {
+        Self::start_with_state(AppState::new(store, settings))
+    }
+
+    fn start_with_state(state: AppState) -> anyhow::Result<Self> {
         let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
         listener.set_nonblocking(true)?;
         let base = format!("http://{}", listener.local_addr()?);
-        let state = AppState::new(store, settings);
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .enable_all()
             .thread_name("lodestone-http")
@@ -350,10 +365,28 @@ pub fn run(args: &ReplaceHttpArgs) -> anyhow::Result<()> {
     let options = StoreOptions::default()
         .with_background_at_lowest_priority(nice(args.background_nice)? != Nice::NORMAL);
     let store = Arc::new(Store::open(&path, options)?);
-    let server = Server::start(Arc::clone(&store), large_write_nice)?;
+    // As `serve` starts it: the index in the store folder, its threads at the background nice.
+    let text_index = if args.text_index {
+        Some(lodestone_server::text_index::start(
+            &store,
+            &path,
+            IndexSettings::default(),
+            nice(args.background_nice)?,
+        )?)
+    } else {
+        None
+    };
+    let index = text_index.as_ref().map(|(index, _)| Arc::clone(index));
+    let server = Server::start(Arc::clone(&store), large_write_nice, index.clone())?;
     println!(
-        "server on {}; {} graph replacements over HTTP with a concurrent reader",
-        server.base, args.graphs
+        "server on {}; {} graph replacements over HTTP with a concurrent reader{}",
+        server.base,
+        args.graphs,
+        if args.text_index {
+            ", text index on"
+        } else {
+            ""
+        }
     );
 
     let written = AtomicUsize::new(0);
@@ -382,6 +415,20 @@ pub fn run(args: &ReplaceHttpArgs) -> anyhow::Result<()> {
     print_latencies("  count, limit 1000:", &mut reads.counts);
     println!("read errors:          {}", reads.errors);
     println!("store quads:          {}", store.reader().counts()?.quads);
+    if let Some(index) = &index {
+        let start = Instant::now();
+        let caught_up = index.wait_for(store.sequence(), Duration::from_secs(600));
+        println!(
+            "text index:           {} the last commit {:.0} ms after it ({} entities)",
+            if caught_up {
+                "reached"
+            } else {
+                "had not reached"
+            },
+            start.elapsed().as_secs_f64() * 1e3,
+            index.document_count()
+        );
+    }
 
     if args.broadcaster_programmes > 0 {
         xml_streaming(&server, args.broadcaster_programmes, args.broadcaster_parts)?;
