@@ -362,21 +362,22 @@ pub fn run(args: &ReplaceHttpArgs) -> anyhow::Result<()> {
     let nice = |n| Nice::new(n).ok_or_else(|| anyhow::anyhow!("nice values are 0 to 19"));
     let large_write_nice = nice(args.large_write_nice)?;
     // As `serve` opens it.
-    let options = StoreOptions::default()
-        .with_background_at_lowest_priority(nice(args.background_nice)? != Nice::NORMAL);
+    let background_nice = nice(args.background_nice)?;
+    let options =
+        StoreOptions::default().with_background_at_lowest_priority(background_nice != Nice::NORMAL);
     let store = Arc::new(Store::open(&path, options)?);
     // As `serve` starts it: the index in the store folder, its threads at the background nice.
-    let text_index = if args.text_index {
+    let (index, _follower) = if args.text_index {
         Some(lodestone_server::text_index::start(
             &store,
             &path,
             IndexSettings::default(),
-            nice(args.background_nice)?,
+            background_nice,
         )?)
     } else {
         None
-    };
-    let index = text_index.as_ref().map(|(index, _)| Arc::clone(index));
+    }
+    .unzip();
     let server = Server::start(Arc::clone(&store), large_write_nice, index.clone())?;
     println!(
         "server on {}; {} graph replacements over HTTP with a concurrent reader{}",
