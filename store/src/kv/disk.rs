@@ -222,6 +222,15 @@ fn table_options(table: Table, options: &StoreOptions, cache: &Cache) -> Options
     cf
 }
 
+/// Options of the SST files a bulk load writes for `table`: the table's own block layout,
+/// filters and compression (these files are ingested into the last level, where compaction
+/// may never rewrite them), so that bulk-loaded data reads like data written any other way.
+pub fn ingest_options(table: Table, options: &StoreOptions) -> Result<Options, StoreError> {
+    // The writer never reads blocks back; the cache only completes the table options.
+    let cache = Cache::new_lru_cache(1 << 20)?;
+    Ok(table_options(table, options, &cache))
+}
+
 /// Turns off RocksDB's per-thread performance counters on the calling thread. They are on
 /// (`kEnableCount`) by default on every thread and the store never reads them, yet each
 /// key comparison in a memtable insert or a scan bumps one through a thread-local look-up:

@@ -4,6 +4,7 @@ mod disk;
 mod tables;
 
 pub use disk::{
-    open_db, quiet_perf_counters, CacheStats, IndexUsage, StoreOptions, QUAD_PREFIX_LEN,
+    ingest_options, open_db, quiet_perf_counters, CacheStats, IndexUsage, StoreOptions,
+    QUAD_PREFIX_LEN,
 };
 pub use tables::{meta_key, Table};

@@ -9,10 +9,10 @@
 //! finishes the load; if it dies before the record is written, the folder is just deleted.
 
 use crate::error::{CorruptionError, StoreError};
-use crate::kv::{meta_key, Table};
+use crate::kv::{ingest_options, meta_key, StoreOptions, Table};
 use crate::stats::encode_u64;
 use crate::store::{Store, WriterState};
-use rocksdb::{DBCompressionType, IngestExternalFileOptions, Options, SstFileWriter, WriteBatch};
+use rocksdb::{IngestExternalFileOptions, SstFileWriter, WriteBatch};
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -28,7 +28,7 @@ pub(crate) struct IngestBatch {
     dir: PathBuf,
     files: Mutex<Vec<(usize, Table, PathBuf)>>,
     next_file: AtomicUsize,
-    options: Options,
+    store_options: StoreOptions,
 }
 
 impl IngestBatch {
@@ -42,13 +42,11 @@ impl IngestBatch {
             fs::remove_dir_all(&dir)?;
         }
         fs::create_dir_all(&dir)?;
-        let mut options = Options::default();
-        options.set_compression_type(DBCompressionType::Zstd);
         Ok(Self {
             dir,
             files: Mutex::new(Vec::new()),
             next_file: AtomicUsize::new(0),
-            options,
+            store_options: store.options().clone(),
         })
     }
 
@@ -61,7 +59,8 @@ impl IngestBatch {
     ) -> Result<(), StoreError> {
         let index = self.next_file.fetch_add(1, Ordering::Relaxed);
         let path = self.dir.join(format!("{index:03}-{}.sst", table.name()));
-        let mut writer = SstFileWriter::create(&self.options);
+        let options = ingest_options(table, &self.store_options)?;
+        let mut writer = SstFileWriter::create(&options);
         writer.open(&path)?;
         let mut any = false;
         for (key, value) in entries {
@@ -353,5 +352,37 @@ mod tests {
             fs::write(dir.path().join(MANIFEST), text).expect("write");
             assert!(Manifest::read(dir.path()).is_err(), "{text:?} was accepted");
         }
+    }
+
+    #[test]
+    fn bulk_loaded_files_have_the_tables_filters() {
+        use crate::load::{BulkLoader, Input};
+        let dir = tempfile::tempdir().expect("temporary folder");
+        let data = dir.path().join("data.nt");
+        fs::write(
+            &data,
+            "<http://e/s> <http://e/p> <http://e/o> .\n<http://e/s> <http://e/q> \"x\" .\n",
+        )
+        .expect("write");
+        let store =
+            Store::open(dir.path().join("store"), crate::StoreOptions::default()).expect("open");
+        BulkLoader::new(&store)
+            .load(&[Input::File(data)])
+            .expect("bulk load");
+        let properties = |table: Table| {
+            store
+                .db()
+                .property_value_cf(store.cf(table), "rocksdb.aggregated-table-properties")
+                .expect("property")
+                .unwrap_or_default()
+        };
+        // `spog` and the dictionary answer point look-ups: their files carry bloom filters;
+        // `posg` has none, as when it is written any other way.
+        for table in [Table::Spog, Table::TermToId] {
+            let text = properties(table);
+            assert!(text.contains("# data blocks=1;"), "{table:?}: {text}");
+            assert!(!text.contains("filter block size=0;"), "{table:?}: {text}");
+        }
+        assert!(properties(Table::Posg).contains("filter block size=0;"));
     }
 }
