@@ -107,8 +107,9 @@ impl Vocabulary {
 /// The label priority and the description priority of a property (`None`: not one).
 type Roles = (Option<usize>, Option<usize>);
 
-/// A literal that carries words: its text and language tag (lower case), if any.
-pub(crate) fn text_literal(term: &Term) -> Option<(&str, Option<&str>)> {
+/// A literal that carries words (`xsd:string` or language-tagged): its text and language tag,
+/// if any. Only these are indexed; numbers, dates and other typed literals are not words.
+pub fn text_literal(term: &Term) -> Option<(&str, Option<&str>)> {
     let Term::Literal(literal) = term else {
         return None;
     };

@@ -20,6 +20,7 @@ mod search;
 mod settings;
 mod snippet;
 
+pub use crate::document::text_literal;
 pub use crate::entity::{EntityText, LabelChoice};
 pub use crate::error::IndexError;
 pub use crate::follower::Follower;

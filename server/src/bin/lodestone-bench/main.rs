@@ -25,6 +25,7 @@ mod process;
 mod replace_http;
 mod rng;
 mod search;
+mod tantivy_floor;
 mod trickle;
 mod ui;
 

@@ -5,9 +5,11 @@
 //! fixed seed: 1,000 searches (one or two words of a label) and 1,000 type-ahead requests (the
 //! first 3–6 letters of a label word, after a whole preceding word when there is one). Times
 //! are in-process, for the whole request work: query, ranking, and reading labels,
-//! descriptions and snippets of the 10 hits from the store.
+//! descriptions and snippets of the 10 hits from the store. Between the two it times bare
+//! tantivy on the same text ([`tantivy_floor`]), the floor under the build rate.
 
 use crate::rng::Rng;
+use crate::tantivy_floor;
 use anyhow::Context;
 use clap::Args;
 use lodestone_indexer::{AutocompleteRequest, IndexSettings, SearchRequest, TextIndex};
@@ -63,6 +65,18 @@ pub fn run(args: &SearchArgs) -> anyhow::Result<()> {
         build.quads,
         seconds,
         build.entities as f64 / seconds
+    );
+    let floor_dir = dir.path().join("tantivy-floor");
+    std::fs::create_dir_all(&floor_dir)?;
+    let floor = tantivy_floor::measure(&store, &floor_dir)?;
+    let floor_seconds = floor.elapsed.as_secs_f64().max(1e-9);
+    println!(
+        "bare tantivy, the same entities' text in one field: {} entities ({:.1} M words) in {:.2} s = {:.0} entities/s; Lodestone's build runs at {:.0} % of that",
+        floor.entities,
+        floor.words as f64 / 1e6,
+        floor_seconds,
+        floor.entities as f64 / floor_seconds,
+        100.0 * (build.entities as f64 / seconds) / (floor.entities as f64 / floor_seconds)
     );
     let labels = sample_labels(&store, args.queries * 4)?;
     anyhow::ensure!(!labels.is_empty(), "the data has no rdfs:label literals");

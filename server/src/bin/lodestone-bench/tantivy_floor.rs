@@ -1,0 +1,83 @@
+//! What bare tantivy does with the same text: the floor under the text index's build rate.
+//!
+//! The entities the text index would index (IRI subjects with text literals) are read from the
+//! store first, their literals joined into one string each and held in memory. Then only the
+//! indexing is timed: one tantivy document per entity with a single text field (tantivy's
+//! default tokenizer, positions recorded), the writer's heap and threads as the text index
+//! uses them, and the final commit. Lodestone's build does more on top of that (labels,
+//! stemmed words, type-ahead prefixes, classes, graphs, reading the store), so its rate can
+//! approach this one but not pass it.
+
+use lodestone_indexer::{text_literal, IndexSettings};
+use lodestone_store::model::Term;
+use lodestone_store::{Store, TermId, TermKind};
+use std::path::Path;
+use std::time::{Duration, Instant};
+use tantivy::schema::{Schema, TEXT};
+use tantivy::{Index, TantivyDocument};
+
+/// The floor's figures.
+pub struct Floor {
+    /// Entities indexed.
+    pub entities: usize,
+    /// Words in their text (split on whitespace).
+    pub words: usize,
+    /// Indexing and commit time.
+    pub elapsed: Duration,
+}
+
+/// Indexes the store's entity text in a bare tantivy index in `dir`.
+pub fn measure(store: &Store, dir: &Path) -> anyhow::Result<Floor> {
+    let texts = entity_texts(store)?;
+    let words = texts.iter().map(|t| t.split_whitespace().count()).sum();
+    let mut schema = Schema::builder();
+    let body = schema.add_text_field("body", TEXT);
+    let index = Index::create_in_dir(dir, schema.build())?;
+    let settings = IndexSettings::default();
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
+    let mut writer = index.writer_with_num_threads::<TantivyDocument>(
+        threads,
+        settings.writer_memory_bytes.max((threads * 15) << 20),
+    )?;
+    let started = Instant::now();
+    for text in &texts {
+        let mut doc = TantivyDocument::default();
+        doc.add_text(body, text);
+        writer.add_document(doc)?;
+    }
+    writer.commit()?;
+    Ok(Floor {
+        entities: texts.len(),
+        words,
+        elapsed: started.elapsed(),
+    })
+}
+
+/// The text literals of each IRI subject that has any, joined by newlines.
+fn entity_texts(store: &Store) -> anyhow::Result<Vec<String>> {
+    let reader = store.reader();
+    let mut texts = Vec::new();
+    let mut current: Option<TermId> = None;
+    let mut text = String::new();
+    for quad in reader.quads_for_pattern(None, None, None, None) {
+        let quad = quad?;
+        if current != Some(quad.subject) {
+            if !text.is_empty() {
+                texts.push(std::mem::take(&mut text));
+            }
+            current = Some(quad.subject);
+        }
+        if quad.subject.kind() != TermKind::Iri || quad.object.kind() != TermKind::Literal {
+            continue;
+        }
+        let term: Term = reader.term(quad.object)?;
+        if let Some((value, _)) = text_literal(&term) {
+            text.push_str(value);
+            text.push('\n');
+        }
+    }
+    if !text.is_empty() {
+        texts.push(text);
+    }
+    Ok(texts)
+}
