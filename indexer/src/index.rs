@@ -13,7 +13,7 @@ use crate::error::IndexError;
 use crate::schema::Fields;
 use crate::search::IndexSearcher;
 use crate::settings::IndexSettings;
-use lodestone_store::{EncodedQuad, Reader, SequenceNumber, Store, TermId};
+use lodestone_store::{Reader, SequenceNumber, Store, TermId};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -85,14 +85,8 @@ impl TextIndex {
             }
         };
         register_analyzers(index.tokenizers(), &settings.stop_words);
-        // tantivy wants at least 15 MB of heap per indexing thread: a small budget gets one.
-        let threads = std::thread::available_parallelism()
-            .map_or(1, |n| n.get().min(4))
-            .min((settings.writer_memory_bytes / (20 << 20)).max(1));
-        let writer = index.writer_with_num_threads(
-            threads,
-            settings.writer_memory_bytes.max((threads * 15) << 20),
-        )?;
+        let (threads, heap) = settings.writer_budget();
+        let writer = index.writer_with_num_threads(threads, heap)?;
         let reader = index
             .reader_builder()
             .reload_policy(ReloadPolicy::Manual)
@@ -249,36 +243,17 @@ impl TextIndex {
         );
         let mut entities = 0;
         let mut read = 0;
-        let mut current: Option<TermId> = None;
-        let mut quads: Vec<EncodedQuad> = Vec::new();
-        let mut flush = |subject: TermId,
-                         quads: &mut Vec<EncodedQuad>,
-                         writer: &mut IndexWriter<TantivyDocument>|
-         -> Result<(), IndexError> {
-            if let Some(doc) = builder.build(&reader, subject, quads)? {
+        for group in reader.quads_by_subject() {
+            let (subject, quads) = group?;
+            if let Some(doc) = builder.build(&reader, subject, &quads)? {
                 writer.add_document(doc)?;
                 entities += 1;
             }
-            quads.clear();
-            Ok(())
-        };
-        // The SPOG order of an unbound scan keeps each subject's quads together.
-        for quad in reader.quads_for_pattern(None, None, None, None) {
-            let quad = quad?;
-            if current != Some(quad.subject) {
-                if let Some(subject) = current {
-                    flush(subject, &mut quads, &mut writer)?;
-                }
-                current = Some(quad.subject);
-            }
-            quads.push(quad);
-            read += 1;
-            if read % 100_000 == 0 {
+            let before = read;
+            read += quads.len() as u64;
+            if read / 100_000 != before / 100_000 {
                 on_progress(read);
             }
-        }
-        if let Some(subject) = current {
-            flush(subject, &mut quads, &mut writer)?;
         }
         on_progress(read);
         self.commit(&mut writer, sequence)?;

@@ -104,6 +104,16 @@ impl Default for IndexSettings {
 }
 
 impl IndexSettings {
+    /// tantivy writer threads and heap for [`IndexSettings::writer_memory_bytes`]: one thread
+    /// per core (at most 4), fewer when the budget is small, since tantivy wants at least
+    /// 15 MB of heap per indexing thread.
+    pub fn writer_budget(&self) -> (usize, usize) {
+        let threads = std::thread::available_parallelism()
+            .map_or(1, |n| n.get().min(4))
+            .min((self.writer_memory_bytes / (20 << 20)).max(1));
+        (threads, self.writer_memory_bytes.max((threads * 15) << 20))
+    }
+
     /// A hash of the settings that shape documents (label and description properties, stop
     /// words): an index built with other ones is rebuilt at open.
     pub fn fingerprint(&self) -> u64 {

@@ -80,6 +80,36 @@ impl<'a> Reader<'a> {
         options
     }
 
+    /// Every quad, one subject at a time (in subject id order): what a rebuild of anything
+    /// kept per subject reads. The SPOG order of a full scan keeps a subject's quads together.
+    pub fn quads_by_subject(
+        &self,
+    ) -> impl Iterator<Item = Result<(TermId, Vec<EncodedQuad>), StoreError>> + use<'_, 'a> {
+        let mut quads = self.quads_for_pattern(None, None, None, None);
+        let mut pending: Option<EncodedQuad> = None;
+        std::iter::from_fn(move || {
+            let mut group = Vec::new();
+            if let Some(first) = pending.take() {
+                group.push(first);
+            }
+            for quad in quads.by_ref() {
+                let quad = match quad {
+                    Ok(quad) => quad,
+                    Err(error) => return Some(Err(error)),
+                };
+                match group.first() {
+                    Some(first) if first.subject != quad.subject => {
+                        pending = Some(quad);
+                        break;
+                    }
+                    _ => group.push(quad),
+                }
+            }
+            let subject = group.first()?.subject;
+            Some(Ok((subject, group)))
+        })
+    }
+
     /// Quads matching a pattern of ids; `None` is a wildcard. For the graph, `None` means every
     /// graph including the default one, `Some(TermId::DEFAULT_GRAPH)` the default graph only.
     pub fn quads_for_pattern(

@@ -127,6 +127,34 @@ proptest! {
     #![proptest_config(proptest_config())]
 
     #[test]
+    fn quads_by_subject_groups_the_full_scan(committed in quad_specs()) {
+        let store = TempStore::new();
+        let mut transaction = store.transaction().expect("transaction");
+        for quad in quads(&committed) {
+            transaction.insert(quad.as_ref()).expect("insert");
+        }
+        transaction.commit().expect("commit");
+        let reader = store.reader();
+        let groups: Vec<(TermId, Vec<EncodedQuad>)> = reader
+            .quads_by_subject()
+            .collect::<Result<_, _>>()
+            .expect("groups");
+        for pair in groups.windows(2) {
+            prop_assert!(pair[0].0 < pair[1].0, "subjects in increasing order, once each");
+        }
+        for (subject, group) in &groups {
+            prop_assert!(!group.is_empty());
+            prop_assert!(group.iter().all(|q| q.subject == *subject));
+        }
+        let scan: Vec<EncodedQuad> = reader
+            .quads_for_pattern(None, None, None, None)
+            .collect::<Result<_, _>>()
+            .expect("scan");
+        let grouped: Vec<EncodedQuad> = groups.into_iter().flat_map(|(_, g)| g).collect();
+        prop_assert_eq!(grouped, scan);
+    }
+
+    #[test]
     fn walk_visits_what_scans_per_term_give(
         committed in quad_specs(),
         pending in quad_specs(),

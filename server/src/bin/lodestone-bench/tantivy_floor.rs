@@ -10,7 +10,7 @@
 
 use lodestone_indexer::{text_literal, IndexSettings};
 use lodestone_store::model::Term;
-use lodestone_store::{Store, TermId, TermKind};
+use lodestone_store::{Store, TermKind};
 use std::path::Path;
 use std::time::{Duration, Instant};
 use tantivy::schema::{Schema, TEXT};
@@ -33,12 +33,8 @@ pub fn measure(store: &Store, dir: &Path) -> anyhow::Result<Floor> {
     let mut schema = Schema::builder();
     let body = schema.add_text_field("body", TEXT);
     let index = Index::create_in_dir(dir, schema.build())?;
-    let settings = IndexSettings::default();
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
-    let mut writer = index.writer_with_num_threads::<TantivyDocument>(
-        threads,
-        settings.writer_memory_bytes.max((threads * 15) << 20),
-    )?;
+    let (threads, heap) = IndexSettings::default().writer_budget();
+    let mut writer = index.writer_with_num_threads::<TantivyDocument>(threads, heap)?;
     let started = Instant::now();
     for text in &texts {
         let mut doc = TantivyDocument::default();
@@ -57,27 +53,25 @@ pub fn measure(store: &Store, dir: &Path) -> anyhow::Result<Floor> {
 fn entity_texts(store: &Store) -> anyhow::Result<Vec<String>> {
     let reader = store.reader();
     let mut texts = Vec::new();
-    let mut current: Option<TermId> = None;
-    let mut text = String::new();
-    for quad in reader.quads_for_pattern(None, None, None, None) {
-        let quad = quad?;
-        if current != Some(quad.subject) {
-            if !text.is_empty() {
-                texts.push(std::mem::take(&mut text));
-            }
-            current = Some(quad.subject);
-        }
-        if quad.subject.kind() != TermKind::Iri || quad.object.kind() != TermKind::Literal {
+    for group in reader.quads_by_subject() {
+        let (subject, quads) = group?;
+        if subject.kind() != TermKind::Iri {
             continue;
         }
-        let term: Term = reader.term(quad.object)?;
-        if let Some((value, _)) = text_literal(&term) {
-            text.push_str(value);
-            text.push('\n');
+        let mut text = String::new();
+        for quad in quads
+            .iter()
+            .filter(|q| q.object.kind() == TermKind::Literal)
+        {
+            let term: Term = reader.term(quad.object)?;
+            if let Some((value, _)) = text_literal(&term) {
+                text.push_str(value);
+                text.push('\n');
+            }
         }
-    }
-    if !text.is_empty() {
-        texts.push(text);
+        if !text.is_empty() {
+            texts.push(text);
+        }
     }
     Ok(texts)
 }
