@@ -1,8 +1,9 @@
 //! Lodestone's quad store.
 //!
 //! RDF terms are dictionary-encoded to fixed-width [`TermId`]s, quads are kept in six sorted
-//! permutation indexes in RocksDB so that every pattern is one prefix scan, and usage statistics
-//! and a change log are written in the same atomic batch as the quads they describe.
+//! permutation indexes in RocksDB so that every pattern is one prefix scan (small named graphs
+//! in four of them, see `quads::layout`), and usage statistics and a change log are written in
+//! the same atomic batch as the quads they describe.
 #![deny(missing_docs)]
 
 mod changes;

@@ -23,6 +23,8 @@ mod failures;
 mod hash_iris;
 #[path = "store/isolation.rs"]
 mod isolation;
+#[path = "store/layouts.rs"]
+mod layouts;
 #[path = "store/loading.rs"]
 mod loading;
 #[path = "store/model.rs"]

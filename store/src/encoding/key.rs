@@ -146,6 +146,13 @@ impl Permutation {
         matches!(self, Self::Gspo | Self::Gpos | Self::Gosp)
     }
 
+    /// Whether this order holds the quads of every graph. `gpos` and `gosp` leave out the
+    /// compact graphs (see `quads::layout`), whose quads `gspo` serves for every pattern with
+    /// the graph bound.
+    pub const fn holds_every_graph(self) -> bool {
+        !matches!(self, Self::Gpos | Self::Gosp)
+    }
+
     /// The key range `[start, end)` holding every quad of `graph` in a graph-first order:
     /// the graph's id, and that id followed by more `0xFF` bytes than the rest of any key.
     pub fn graph_range(graph: TermId) -> ([u8; 8], [u8; QUAD_KEY_LEN + 1]) {

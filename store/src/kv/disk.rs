@@ -38,6 +38,11 @@ pub struct StoreOptions {
     /// writes slow down. Applies to every store of the process (the thread pools are
     /// RocksDB's).
     pub background_at_lowest_priority: bool,
+    /// Most quads a named graph may hold and stay compact: kept in `gspo` only, without
+    /// entries in `gpos` and `gosp`, so that each of its quads costs four index entries
+    /// instead of six. Patterns with the graph bound filter such a graph's quads (see
+    /// `quads::layout`). A graph that grows past it gets its entries and keeps them.
+    pub compact_graph_max_quads: usize,
 }
 
 impl Default for StoreOptions {
@@ -52,6 +57,7 @@ impl Default for StoreOptions {
             decoded_terms_bytes: 32 << 20,
             range_deletion_min_quads: 1024,
             background_at_lowest_priority: false,
+            compact_graph_max_quads: 256,
         }
     }
 }
@@ -78,6 +84,13 @@ impl StoreOptions {
     /// Whether flushes and compactions run at the lowest CPU priority (see the field).
     pub fn with_background_at_lowest_priority(mut self, lowest: bool) -> Self {
         self.background_at_lowest_priority = lowest;
+        self
+    }
+
+    /// Most quads of a compact named graph (see the field; 0 indexes every graph that
+    /// holds quads).
+    pub fn with_compact_graph_max_quads(mut self, quads: usize) -> Self {
+        self.compact_graph_max_quads = quads;
         self
     }
 

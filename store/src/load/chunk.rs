@@ -9,12 +9,13 @@ use crate::encoding::{encode_term_bytes, inline_id, EncodedQuad, Permutation, Te
 use crate::error::StoreError;
 use crate::hash_iris;
 use crate::kv::Table;
+use crate::quads::layout::GraphLayout;
 use crate::quads::reader::permutation_table;
 use crate::stats::{decode_u64, encode_u64, term_graph_key, TermUsage, UsageDelta};
 use crate::store::{Store, WriterState};
 use oxrdf::vocab::rdf;
 use oxrdf::{GraphNameRef, NamedOrBlankNodeRef, Quad, TermRef};
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::sync::Mutex;
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -144,8 +145,13 @@ impl<'a> Encoder<'a> {
             return Ok(0);
         }
 
+        let compact = if self.store_has_quads {
+            self.compact_graph_quads(&quads)?
+        } else {
+            Vec::new()
+        };
         let batch = IngestBatch::new(store)?;
-        match self.write_chunk(&batch, &quads, new_terms, state) {
+        match self.write_chunk(&batch, &quads, &compact, new_terms, state) {
             Ok(new_state) => {
                 let added = quads.len() as u64;
                 let mut new_state = new_state;
@@ -163,10 +169,46 @@ impl<'a> Encoder<'a> {
         }
     }
 
+    /// The committed quads of the compact graphs the chunk adds to, sorted. The loader writes
+    /// every graph it touches indexed (see `quads::layout`), so these quads get their `gpos`
+    /// and `gosp` entries in the same ingestion.
+    fn compact_graph_quads(&self, quads: &[EncodedQuad]) -> Result<Vec<EncodedQuad>, StoreError> {
+        let store = self.store;
+        let mut graphs: Vec<TermId> = quads
+            .iter()
+            .map(|q| q.graph)
+            .filter(|g| !g.is_default_graph())
+            .collect::<FxHashSet<_>>()
+            .into_iter()
+            .collect();
+        graphs.sort_unstable();
+        let values = store.db().batched_multi_get_cf(
+            store.cf(Table::Graphs),
+            graphs.iter().map(|g| g.to_be_bytes()),
+            true,
+        );
+        let reader = store.reader();
+        let mut found = Vec::new();
+        for (graph, value) in graphs.into_iter().zip(values) {
+            let compact = match value? {
+                Some(v) => GraphLayout::decode(&v)? == GraphLayout::Compact,
+                None => false,
+            };
+            if compact {
+                for quad in reader.quads_for_pattern(None, None, None, Some(graph)) {
+                    found.push(quad?);
+                }
+            }
+        }
+        found.sort_unstable();
+        Ok(found)
+    }
+
     fn write_chunk(
         &self,
         batch: &IngestBatch,
         quads: &[EncodedQuad],
+        compact: &[EncodedQuad],
         new_terms: Vec<(TermId, Box<[u8]>)>,
         state: &WriterState,
     ) -> Result<WriterState, StoreError> {
@@ -183,6 +225,7 @@ impl<'a> Encoder<'a> {
                 done.push(write_order(
                     batch,
                     quads,
+                    compact,
                     &mut buffer,
                     permutation,
                     self.rdf_type,
@@ -404,30 +447,43 @@ struct OrderStats {
 }
 
 /// Sorts the quads in one index order (in `buffer`, reused between orders to spare page
-/// faults), writes its SST file and counts its runs. `quads` is already in SPOG order.
+/// faults), writes its SST file and counts its runs. `quads` is already in SPOG order;
+/// `compact` are committed quads (none of them in `quads`) that the orders leaving out compact
+/// graphs get as well, without counting them.
 fn write_order(
     batch: &IngestBatch,
     quads: &[EncodedQuad],
+    compact: &[EncodedQuad],
     buffer: &mut Vec<EncodedQuad>,
     permutation: Permutation,
     rdf_type: Option<TermId>,
 ) -> Result<OrderStats, StoreError> {
     let order = permutation.order();
+    let sort_key = |q: &EncodedQuad| {
+        let t = q.terms();
+        (t[order[0]], t[order[1]], t[order[2]], t[order[3]])
+    };
     let sorted: &[EncodedQuad] = if permutation == Permutation::Spog {
         quads
     } else {
         buffer.clear();
         buffer.extend_from_slice(quads);
-        buffer.sort_unstable_by_key(|q| {
-            let t = q.terms();
-            (t[order[0]], t[order[1]], t[order[2]], t[order[3]])
-        });
+        buffer.sort_unstable_by_key(sort_key);
         buffer
     };
-    batch.write(
-        permutation_table(permutation),
-        sorted.iter().map(|q| (permutation.key(q), [])),
-    )?;
+    if permutation.holds_every_graph() || compact.is_empty() {
+        batch.write(
+            permutation_table(permutation),
+            sorted.iter().map(|q| (permutation.key(q), [])),
+        )?;
+    } else {
+        let mut all = [sorted, compact].concat();
+        all.sort_unstable_by_key(sort_key);
+        batch.write(
+            permutation_table(permutation),
+            all.iter().map(|q| (permutation.key(q), [])),
+        )?;
+    }
     let mut stats = OrderStats::default();
     match permutation {
         Permutation::Spog => {

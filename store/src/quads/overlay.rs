@@ -10,6 +10,7 @@
 //!   deletion, and lets inserts into it skip the look-up of the committed store.
 
 use crate::encoding::{EncodedQuad, Permutation, TermId};
+use crate::quads::layout::{matches, LayoutPlan};
 use crate::quads::reader::permutation_table;
 use crate::store::Store;
 use oxrdf::Term;
@@ -40,12 +41,7 @@ impl Overlay {
         let mut out: Vec<EncodedQuad> = self
             .added
             .iter()
-            .filter(|q| {
-                q.terms()
-                    .iter()
-                    .zip(pattern)
-                    .all(|(t, p)| p.is_none_or(|p| p == *t))
-            })
+            .filter(|q| matches(q, &pattern))
             .copied()
             .collect();
         out.sort_unstable_by_key(|q| permutation.key(q));
@@ -143,43 +139,62 @@ impl Overlay {
     /// that memtable inserts walk the skip list from the previous position.
     ///
     /// In the three graph-first indexes a large graph cleared whole (see
-    /// `StoreOptions::range_deletion_min_quads`) is one range deletion
-    /// followed by the puts of its quads at commit (its `added` and `restored` ones): readers
-    /// then seek
-    /// past the old version instead of stepping over one tombstone per quad, and the commit
-    /// writes a third fewer entries. The subject-first indexes get a point deletion per
-    /// removed quad. Quads restored in other indexes are untouched.
-    pub(super) fn write_index_entries(&self, store: &Store, batch: &mut WriteBatch) {
+    /// `StoreOptions::range_deletion_min_quads`) is one range deletion followed by the puts
+    /// of its quads at commit (its `added` and `restored` ones): readers then seek past the old
+    /// version instead of stepping over one tombstone per quad, and the commit writes a third
+    /// fewer entries. The subject-first indexes get a point deletion per removed quad. Quads
+    /// restored in other indexes are untouched.
+    ///
+    /// `gpos` and `gosp` hold the quads of indexed graphs only (see `quads::layout`):
+    /// `converted` are the final quads of the graphs the commit turns from compact to indexed.
+    pub(super) fn write_index_entries(
+        &self,
+        store: &Store,
+        batch: &mut WriteBatch,
+        layouts: &LayoutPlan,
+        converted: &[EncodedQuad],
+    ) {
         let ranged = self.ranged_graphs(store.options().range_deletion_min_quads);
         let mut ranges: Vec<TermId> = ranged.iter().copied().collect();
         ranges.sort_unstable();
         for permutation in Permutation::ALL {
             let cf = store.cf(permutation_table(permutation));
             let graph_first = permutation.is_graph_first();
+            // Whether this order holds a graph's quads before and after the commit.
+            let every_graph = permutation.holds_every_graph();
+            let before = |g: TermId| every_graph || layouts.change(g).indexed_before();
+            let after = |g: TermId| {
+                let change = layouts.change(g);
+                every_graph || (change.indexed_after() && !change.converts())
+            };
             let mut keys: Vec<([u8; 32], bool)> = self
                 .added
                 .iter()
+                .filter(|q| after(q.graph))
                 .map(|q| (permutation.key(q), true))
                 .chain(
                     self.removed
                         .iter()
-                        .filter(|q| !graph_first || !ranged.contains(&q.graph))
+                        .filter(|q| before(q.graph) && (!graph_first || !ranged.contains(&q.graph)))
                         .map(|q| (permutation.key(q), false)),
                 )
                 .collect();
             if graph_first {
                 // A range deletion covers the entries written before it in the batch only,
                 // so it goes first.
-                for graph in &ranges {
+                for graph in ranges.iter().filter(|g| before(**g)) {
                     let (start, end) = Permutation::graph_range(*graph);
                     batch.delete_range_cf(cf, start.as_slice(), end.as_slice());
                 }
                 keys.extend(
                     self.restored
                         .iter()
-                        .filter(|q| ranged.contains(&q.graph))
+                        .filter(|q| ranged.contains(&q.graph) && after(q.graph))
                         .map(|q| (permutation.key(q), true)),
                 );
+                if !every_graph {
+                    keys.extend(converted.iter().map(|q| (permutation.key(q), true)));
+                }
             }
             keys.sort_unstable();
             for (key, is_put) in keys {

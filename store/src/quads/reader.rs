@@ -7,15 +7,19 @@ use crate::error::{CorruptionError, StoreError};
 use crate::hash_iris;
 use crate::kv::{meta_key, Table, QUAD_PREFIX_LEN};
 use crate::quads::decoded::DecodedTerms;
+use crate::quads::layout::{matches, GraphLayout};
 use crate::quads::overlay::Overlay;
 use crate::stats::{decode_u64, term_graph_key, StoreCounts, TermGraphUsage, TermUsage};
 use oxrdf::{GraphNameRef, Quad, Term, TermRef};
 use rocksdb::{ColumnFamily, DBRawIterator, ReadOptions, Snapshot, DB};
 use rustc_hash::FxHashMap;
 use std::cell::RefCell;
+use std::sync::Arc;
 
 /// Decoded terms kept per reader; cleared when it grows past this many.
 const DECODE_CACHE_LIMIT: usize = 200_000;
+/// Quads of compact graphs kept per reader; cleared when they grow past this many.
+const COMPACT_GRAPH_CACHE_QUADS: usize = 1 << 16;
 
 /// A consistent view of the store.
 ///
@@ -44,6 +48,10 @@ struct ReaderCache {
     decoded: FxHashMap<TermId, Term>,
     transient_ids: FxHashMap<Term, TermId>,
     transient_terms: Vec<Term>,
+    layouts: FxHashMap<TermId, GraphLayout>,
+    compact_graphs: FxHashMap<TermId, Arc<[EncodedQuad]>>,
+    /// Quads held in `compact_graphs`.
+    compact_graph_quads: usize,
 }
 
 impl<'a> Reader<'a> {
@@ -126,6 +134,14 @@ impl<'a> Reader<'a> {
             graph.is_some(),
         );
         let pattern = [subject, predicate, object, graph];
+        let mut error = None;
+        if let Some(graph) = graph.filter(|_| !permutation.holds_every_graph()) {
+            match self.graph_layout(graph) {
+                Ok(GraphLayout::Indexed) => {}
+                Ok(GraphLayout::Compact) => return self.compact_graph_matches(graph, pattern),
+                Err(e) => error = Some(e),
+            }
+        }
         let prefix = permutation.prefix(pattern);
         // Scans with a bound first id stay within one hash bucket of the memtable (prefix
         // mode); a full scan needs total order.
@@ -144,8 +160,91 @@ impl<'a> Reader<'a> {
             prefix,
             extra: extra.into_iter().peekable(),
             removed,
+            error,
             failed: false,
         }
+    }
+
+    /// How a named graph is laid out in the graph-first indexes, in this reader's snapshot.
+    fn graph_layout(&self, graph: TermId) -> Result<GraphLayout, StoreError> {
+        if let Some(layout) = self.cache.borrow().layouts.get(&graph) {
+            return Ok(*layout);
+        }
+        // No entry: no committed quads, which an indexed graph's scan finds as well.
+        let layout = match self.get(Table::Graphs, &graph.to_be_bytes())? {
+            Some(value) => GraphLayout::decode(&value)?,
+            None => GraphLayout::Indexed,
+        };
+        self.cache.borrow_mut().layouts.insert(graph, layout);
+        Ok(layout)
+    }
+
+    /// The quads of a compact graph matching a pattern, in GSPO order. The graph's committed
+    /// quads are read once per reader: a query joining on the graph probes it once per row.
+    fn compact_graph_matches(
+        &self,
+        graph: TermId,
+        pattern: [Option<TermId>; 4],
+    ) -> QuadIter<'_, 'a> {
+        let permutation = Permutation::Gspo;
+        let (mut matching, error) = match self.compact_graph(graph) {
+            Ok(quads) => {
+                let removed = |q: &EncodedQuad| self.overlay.is_some_and(|o| o.is_removed(q));
+                let matching = quads
+                    .iter()
+                    .filter(|q| matches(q, &pattern) && !removed(q))
+                    .copied()
+                    .collect::<Vec<_>>();
+                (matching, None)
+            }
+            Err(e) => (Vec::new(), Some(e)),
+        };
+        if let Some(overlay) = self.overlay {
+            matching.extend(overlay.added_matching(permutation, pattern));
+            matching.sort_unstable_by_key(|q| permutation.key(q));
+        }
+        QuadIter {
+            permutation,
+            slot: 0,
+            base: None,
+            idle: &self.idle,
+            prefix: Vec::new(),
+            extra: matching.into_iter().peekable(),
+            removed: None,
+            error,
+            failed: false,
+        }
+    }
+
+    /// The committed quads of a compact graph, in GSPO order.
+    fn compact_graph(&self, graph: TermId) -> Result<Arc<[EncodedQuad]>, StoreError> {
+        if let Some(quads) = self.cache.borrow().compact_graphs.get(&graph) {
+            return Ok(Arc::clone(quads));
+        }
+        let permutation = Permutation::Gspo;
+        let prefix = graph.to_be_bytes();
+        let (slot, mut iter) = self.take_iterator(permutation, false);
+        iter.seek(prefix);
+        let mut quads = Vec::new();
+        while let Some(key) = iter.key().filter(|k| k.starts_with(&prefix)) {
+            quads.push(
+                permutation
+                    .decode(key)
+                    .ok_or_else(|| CorruptionError::msg("malformed quad key"))?,
+            );
+            iter.next();
+        }
+        iter.status()?;
+        self.give_back(slot, iter);
+        let quads: Arc<[EncodedQuad]> = quads.into();
+        let mut cache = self.cache.borrow_mut();
+        cache.compact_graph_quads += quads.len();
+        if cache.compact_graph_quads > COMPACT_GRAPH_CACHE_QUADS {
+            cache.compact_graphs.clear();
+            cache.compact_graph_quads = quads.len();
+        }
+        cache.compact_graphs.insert(graph, Arc::clone(&quads));
+        Ok(quads)
     }
 
     /// An idle iterator over one index order (or a new one) and the slot it goes back to.
@@ -572,6 +671,8 @@ pub struct QuadIter<'r, 'db> {
     prefix: Vec<u8>,
     extra: std::iter::Peekable<std::vec::IntoIter<EncodedQuad>>,
     removed: Option<&'db Overlay>,
+    /// An error met before the scan, returned first.
+    error: Option<StoreError>,
     failed: bool,
 }
 
@@ -614,6 +715,10 @@ impl Iterator for QuadIter<'_, '_> {
     fn next(&mut self) -> Option<Self::Item> {
         if self.failed {
             return None;
+        }
+        if let Some(error) = self.error.take() {
+            self.failed = true;
+            return Some(Err(error));
         }
         let base = match self.next_base() {
             Some(Ok(q)) => Some(q),

@@ -11,6 +11,7 @@ use crate::encoding::{encode_term_bytes, inline_id, EncodedQuad, Permutation, Te
 use crate::error::{CorruptionError, StoreError};
 use crate::hash_iris;
 use crate::kv::{meta_key, Table};
+use crate::quads::layout::LayoutPlan;
 use crate::quads::overlay::Overlay;
 use crate::quads::reader::Reader;
 use crate::stats::{decode_u64, encode_u64, term_graph_key, TermUsage, UsageDelta};
@@ -278,6 +279,21 @@ impl<'a> Transaction<'a> {
         Ok(())
     }
 
+    /// The quads the given graphs hold with this transaction's changes.
+    fn final_quads(
+        &self,
+        graphs: impl Iterator<Item = TermId>,
+    ) -> Result<Vec<EncodedQuad>, StoreError> {
+        let reader = self.reader();
+        let mut quads = Vec::new();
+        for graph in graphs {
+            for quad in reader.quads_for_pattern(None, None, None, Some(graph)) {
+                quads.push(quad?);
+            }
+        }
+        Ok(quads)
+    }
+
     /// Number of quads added and removed so far.
     pub fn pending(&self) -> (usize, usize) {
         (self.overlay.added.len(), self.overlay.removed.len())
@@ -308,7 +324,10 @@ impl<'a> Transaction<'a> {
             .iter()
             .map(|q| (q, 1_i64))
             .chain(self.overlay.removed.iter().map(|q| (q, -1_i64)));
-        self.overlay.write_index_entries(store, &mut batch);
+        let layouts = LayoutPlan::new(store, &self.overlay, |t| self.is_new_term(t))?;
+        let converted = self.final_quads(layouts.conversions())?;
+        self.overlay
+            .write_index_entries(store, &mut batch, &layouts, &converted);
         for (quad, sign) in changes {
             quad_delta += sign;
             subjects.push(quad.subject);
@@ -369,8 +388,12 @@ impl<'a> Transaction<'a> {
         }
 
         // Graph existence, before term reclamation: an existing empty graph keeps its name.
-        for graph in &self.overlay.created_graphs {
-            batch.put_cf(store.cf(Table::Graphs), graph.to_be_bytes(), []);
+        for (graph, layout) in layouts.entries() {
+            batch.put_cf(
+                store.cf(Table::Graphs),
+                graph.to_be_bytes(),
+                layout.encode(),
+            );
         }
         for graph in &self.overlay.dropped_graphs {
             batch.delete_cf(store.cf(Table::Graphs), graph.to_be_bytes());

@@ -31,11 +31,14 @@ pub const FORMATS: [RdfFormat; 7] = [
 /// `max_manifest_file_size`) then outgrows the data that the reclamation test measures.
 ///
 /// Every graph cleared whole is range-deleted, however small, so that the model tests cover
-/// that path; `whole_graphs` also checks the default threshold.
+/// that path; `whole_graphs` also checks the default threshold. Graphs stay compact up to
+/// three quads only, so that the model tests see graphs of both layouts and graphs passing
+/// from one to the other.
 pub fn options() -> StoreOptions {
     StoreOptions::default()
         .with_memory_budget(128 << 20)
         .with_range_deletion_min_quads(1)
+        .with_compact_graph_max_quads(3)
 }
 
 /// Opens (or creates) a store in `path`, panicking on error.
