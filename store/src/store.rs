@@ -7,7 +7,7 @@ use crate::quads::decoded::DecodedTerms;
 use crate::quads::reader::Reader;
 use crate::quads::writer::Transaction;
 use crate::stats::{decode_u64, encode_u64};
-use crate::version::{FORMAT_VERSION, UPGRADABLE_VERSION};
+use crate::version::{FORMAT_VERSION, FORMAT_WITHOUT_COMPACT_GRAPHS, FORMAT_WITHOUT_HASH_IRIS};
 use rocksdb::{checkpoint::Checkpoint, ColumnFamily, WriteOptions, DB};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -101,7 +101,7 @@ impl Store {
                 // A store of format 1: only a read-write open upgrades it.
                 return Err(StoreError::VersionMismatch {
                     path,
-                    found: UPGRADABLE_VERSION,
+                    found: FORMAT_WITHOUT_HASH_IRIS,
                     expected: FORMAT_VERSION,
                 });
             }
@@ -127,7 +127,12 @@ impl Store {
         };
         match read_counter(meta_key::VERSION)? {
             Some(FORMAT_VERSION) => {}
-            Some(UPGRADABLE_VERSION) if !options.read_only => {
+            Some(FORMAT_WITHOUT_COMPACT_GRAPHS) => {
+                if !options.read_only {
+                    db.put_cf(meta, meta_key::VERSION, encode_u64(FORMAT_VERSION))?;
+                }
+            }
+            Some(FORMAT_WITHOUT_HASH_IRIS) if !options.read_only => {
                 crate::hash_iris::fill_from_dictionary(&db)?;
                 db.put_cf(meta, meta_key::VERSION, encode_u64(FORMAT_VERSION))?;
             }

@@ -392,3 +392,43 @@ fn a_store_open_elsewhere_is_reported_as_in_use() {
     );
     assert!(error.to_string().contains("in use by another process"));
 }
+
+#[test]
+fn a_format_2_store_is_read_as_it_is_and_marked_format_3_by_a_read_write_open() {
+    let store = TempStore::new();
+    bulk_load(
+        &store,
+        &[write_input(
+            store.scratch(),
+            "music.nt",
+            music(100).as_bytes(),
+        )],
+    );
+    let before = dump(&store);
+    let path = store.path();
+    let dir = store.close();
+    set_format_version(&path, 2);
+    let read_only = StoreOptions {
+        read_only: true,
+        ..options()
+    };
+    let store = Store::open(&path, read_only.clone()).expect("read-only open of format 2");
+    assert_eq!(dump(&store), before);
+    drop(store);
+    let store = TempStore::from_parts(dir);
+    assert_eq!(dump(&store), before);
+    let _dir = store.close();
+    // Now format 3: a build of format 2 refuses it.
+    assert_eq!(format_version(&path), FORMAT_VERSION);
+}
+
+fn format_version(path: &Path) -> u64 {
+    let families = rocksdb::DB::list_cf(&rocksdb::Options::default(), path).expect("families");
+    let db = rocksdb::DB::open_cf(&rocksdb::Options::default(), path, &families).expect("raw open");
+    let meta = db.cf_handle("meta").expect("meta table");
+    let value = db
+        .get_cf(meta, b"version")
+        .expect("get")
+        .expect("a version");
+    u64::from_le_bytes(value.as_slice().try_into().expect("eight bytes"))
+}
