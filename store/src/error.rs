@@ -60,6 +60,9 @@ pub enum StoreError {
     /// The operation was cancelled or ran out of its time budget.
     #[error("the operation was cancelled")]
     Cancelled,
+    /// The store has minted every blank node number it can (`BLANK_NUMBER_LIMIT`).
+    #[error("the store cannot mint more blank nodes")]
+    BlankNodesExhausted,
 }
 
 impl StoreError {

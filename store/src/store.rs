@@ -1,6 +1,7 @@
 //! The store handle: open, read snapshots, write transactions, statistics, maintenance.
 
 use crate::changes::{ChangeBatch, SequenceNumber};
+use crate::encoding::BlankNumbering;
 use crate::error::{CorruptionError, StoreError};
 use crate::kv::{meta_key, open_db, CacheStats, IndexUsage, StoreOptions, Table};
 use crate::quads::decoded::DecodedTerms;
@@ -12,6 +13,9 @@ use rocksdb::{checkpoint::Checkpoint, ColumnFamily, WriteOptions, DB};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
+
+/// Value of `meta_key::BLANK_NUMBERING` in stores whose blank node numbers count down.
+const DESCENDING: &[u8] = b"descending";
 
 /// Counters only the single writer changes; guarded by the writer lock.
 #[derive(Debug, Clone)]
@@ -60,6 +64,7 @@ pub struct Store {
     writer: Mutex<WriterState>,
     committed_sequence: AtomicU64,
     decoded: DecodedTerms,
+    blank_numbering: BlankNumbering,
 }
 
 impl Store {
@@ -150,8 +155,16 @@ impl Store {
                 ))
                 .into())
             }
-            None => db.put_cf(meta, meta_key::VERSION, encode_u64(FORMAT_VERSION))?,
+            None => {
+                db.put_cf(meta, meta_key::BLANK_NUMBERING, DESCENDING)?;
+                db.put_cf(meta, meta_key::VERSION, encode_u64(FORMAT_VERSION))?;
+            }
         }
+        let blank_numbering = match db.get_cf(meta, meta_key::BLANK_NUMBERING)?.as_deref() {
+            None => BlankNumbering::Ascending,
+            Some(DESCENDING) => BlankNumbering::Descending,
+            Some(_) => return Err(CorruptionError::msg("unknown blank node numbering").into()),
+        };
         let state = WriterState {
             next_dictionary_id: read_counter(meta_key::NEXT_DICTIONARY_ID)?.unwrap_or(1),
             next_blank_id: read_counter(meta_key::NEXT_BLANK_ID)?.unwrap_or(1),
@@ -168,6 +181,7 @@ impl Store {
             decoded,
             writer: Mutex::new(state),
             committed_sequence,
+            blank_numbering,
         };
         crate::load::recover_interrupted_ingest(&store)?;
         Ok(store)
@@ -181,6 +195,11 @@ impl Store {
     /// The options the store was opened with.
     pub fn options(&self) -> &StoreOptions {
         &self.options
+    }
+
+    /// How this store's minted blank node numbers map to ids.
+    pub(crate) fn blank_numbering(&self) -> BlankNumbering {
+        self.blank_numbering
     }
 
     /// A consistent read view of the store as of now; later commits are not seen.

@@ -1,8 +1,10 @@
 //! How terms and quads become bytes: fixed-width term ids, the dictionary's term encoding and
 //! the quad keys of the permutation indexes.
 
+mod blank;
 mod key;
 mod term;
 
+pub use blank::{BlankNumbering, BLANK_NUMBER_LIMIT};
 pub use key::{EncodedQuad, Permutation};
 pub use term::{decode_term_bytes, encode_term_bytes, inline_id, TermId, TermKind};

@@ -129,6 +129,11 @@ pub const QUAD_INDEX_LEVEL0_FILES: LevelZeroFiles = LevelZeroFiles {
     stop: 64,
 };
 
+/// Target size of a quad index's SST files. A compaction rewrites every file of the level
+/// below that overlaps its input; the new subjects of a commit land at one place of `spog`
+/// (see `BlankNumbering`), so smaller files there leave the rest of the index alone.
+pub const QUAD_INDEX_FILE_BYTES: u64 = 16 << 20;
+
 /// Level-0 file counts of one table: compaction trigger, write slowdown, write stop.
 #[derive(Debug, Clone, Copy)]
 pub struct LevelZeroFiles {
@@ -212,6 +217,7 @@ fn table_options(table: Table, options: &StoreOptions, cache: &Cache) -> Options
         cf.set_level_zero_file_num_compaction_trigger(level0.compaction);
         cf.set_level_zero_slowdown_writes_trigger(level0.slowdown);
         cf.set_level_zero_stop_writes_trigger(level0.stop);
+        cf.set_target_file_size_base(QUAD_INDEX_FILE_BYTES);
         // The prefix (first id) feeds the prefix bloom filters of scans with a bound first id;
         // full scans ask for total order. The memtable stays RocksDB's default skip list: a
         // commit's entries arrive sorted per table, which its sequential-insert splice takes

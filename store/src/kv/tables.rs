@@ -118,6 +118,9 @@ pub mod meta_key {
     pub const NEXT_DICTIONARY_ID: &[u8] = b"next_dictionary_id";
     /// Next minted blank node number.
     pub const NEXT_BLANK_ID: &[u8] = b"next_blank_id";
+    /// Present (value `descending`) when minted blank node numbers count down from the top of
+    /// the payload range (stores created since format 3, see `BlankNumbering`).
+    pub const BLANK_NUMBERING: &[u8] = b"blank_numbering";
     /// Sequence number of the last commit.
     pub const SEQUENCE: &[u8] = b"sequence";
     /// Number of quads in the store.

@@ -5,7 +5,9 @@
 use super::ingest::IngestBatch;
 use crate::changes::ChangeBatch;
 use crate::dictionary::{decode_ids, encode_ids, is_hashed_key, lookup_key};
-use crate::encoding::{encode_term_bytes, inline_id, EncodedQuad, Permutation, TermId, TermKind};
+use crate::encoding::{
+    encode_term_bytes, inline_id, EncodedQuad, Permutation, TermId, TermKind, BLANK_NUMBER_LIMIT,
+};
 use crate::error::StoreError;
 use crate::hash_iris;
 use crate::kv::Table;
@@ -56,17 +58,17 @@ impl<'a> Encoder<'a> {
 
     pub(super) fn push(&mut self, quad: &Quad) -> Result<(), StoreError> {
         let subject = match quad.subject.as_ref() {
-            NamedOrBlankNodeRef::BlankNode(b) => self.blank(b.as_str()),
+            NamedOrBlankNodeRef::BlankNode(b) => self.blank(b.as_str())?,
             s => self.term(s.into())?,
         };
         let predicate = self.term(quad.predicate.as_ref().into())?;
         let object = match quad.object.as_ref() {
-            TermRef::BlankNode(b) => self.blank(b.as_str()),
+            TermRef::BlankNode(b) => self.blank(b.as_str())?,
             o => self.term(o)?,
         };
         let graph = match quad.graph_name.as_ref() {
             GraphNameRef::DefaultGraph => TermId::DEFAULT_GRAPH,
-            GraphNameRef::BlankNode(b) => self.blank(b.as_str()),
+            GraphNameRef::BlankNode(b) => self.blank(b.as_str())?,
             GraphNameRef::NamedNode(n) => self.term(n.into())?,
         };
         self.quads
@@ -74,14 +76,17 @@ impl<'a> Encoder<'a> {
         Ok(())
     }
 
-    fn blank(&mut self, label: &str) -> TermId {
+    fn blank(&mut self, label: &str) -> Result<TermId, StoreError> {
         if let Some(id) = self.blanks.get(label) {
-            return *id;
+            return Ok(*id);
         }
-        let id = TermId::new(TermKind::MintedBlank, self.next_blank_id);
+        if self.next_blank_id >= BLANK_NUMBER_LIMIT {
+            return Err(StoreError::BlankNodesExhausted);
+        }
+        let id = self.store.blank_numbering().id(self.next_blank_id);
         self.next_blank_id += 1;
         self.blanks.insert(label.to_owned(), id);
-        id
+        Ok(id)
     }
 
     fn term(&mut self, term: TermRef<'_>) -> Result<TermId, StoreError> {

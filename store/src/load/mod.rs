@@ -52,13 +52,13 @@ impl BlankScope {
         &mut self,
         label: BlankNodeRef<'_>,
         transaction: &mut Transaction<'_>,
-    ) -> TermId {
+    ) -> Result<TermId, StoreError> {
         if let Some(id) = self.labels.get(label.as_str()) {
-            return *id;
+            return Ok(*id);
         }
-        let id = transaction.mint_blank_node();
+        let id = transaction.mint_blank_node()?;
         self.labels.insert(label.as_str().to_owned(), id);
-        id
+        Ok(id)
     }
 }
 
@@ -161,16 +161,16 @@ pub fn encode_scoped(
     quad: QuadRef<'_>,
 ) -> Result<EncodedQuad, StoreError> {
     let subject = match quad.subject {
-        NamedOrBlankNodeRef::BlankNode(b) => scope.resolve(b, transaction),
+        NamedOrBlankNodeRef::BlankNode(b) => scope.resolve(b, transaction)?,
         s => transaction.term_id_for_insert(s.into())?,
     };
     let predicate = transaction.term_id_for_insert(quad.predicate.into())?;
     let object = match quad.object {
-        TermRef::BlankNode(b) => scope.resolve(b, transaction),
+        TermRef::BlankNode(b) => scope.resolve(b, transaction)?,
         o => transaction.term_id_for_insert(o)?,
     };
     let graph = match quad.graph_name {
-        GraphNameRef::BlankNode(b) => scope.resolve(b, transaction),
+        GraphNameRef::BlankNode(b) => scope.resolve(b, transaction)?,
         g => transaction.graph_id_for_insert(g)?,
     };
     Ok(EncodedQuad::new(subject, predicate, object, graph))

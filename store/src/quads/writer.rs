@@ -7,7 +7,9 @@
 
 use crate::changes::{ChangeBatch, SequenceNumber};
 use crate::dictionary::{decode_ids, encode_ids, is_hashed_key, lookup_key};
-use crate::encoding::{encode_term_bytes, inline_id, EncodedQuad, Permutation, TermId, TermKind};
+use crate::encoding::{
+    encode_term_bytes, inline_id, EncodedQuad, Permutation, TermId, TermKind, BLANK_NUMBER_LIMIT,
+};
 use crate::error::{CorruptionError, StoreError};
 use crate::hash_iris;
 use crate::kv::{meta_key, Table};
@@ -62,10 +64,13 @@ impl<'a> Transaction<'a> {
     }
 
     /// A fresh blank node, never used before in this store.
-    pub fn mint_blank_node(&mut self) -> TermId {
-        let id = TermId::new(TermKind::MintedBlank, self.next_blank_id);
+    pub fn mint_blank_node(&mut self) -> Result<TermId, StoreError> {
+        if self.next_blank_id >= BLANK_NUMBER_LIMIT {
+            return Err(StoreError::BlankNodesExhausted);
+        }
+        let id = self.store.blank_numbering().id(self.next_blank_id);
         self.next_blank_id += 1;
-        id
+        Ok(id)
     }
 
     /// The id of a term, adding it to the dictionary (at commit) if it is new.
@@ -90,12 +95,15 @@ impl<'a> Transaction<'a> {
     }
 
     /// Moves the blank node counter past a store-numbered blank node written under its own
-    /// label (`_:b1` reads as number 0xb1, see `inline_id`): blank nodes minted later must
-    /// not be that node, and `is_new_term` relies on every stored number being below the
-    /// counter.
+    /// label (`_:a000000000000001` is inlined, see `inline_id`): blank nodes minted later must
+    /// not be that node, and `is_new_term` relies on every stored number below the limit being
+    /// below the counter. Numbers at or above `BLANK_NUMBER_LIMIT` are never minted.
     fn reserve_blank_number(&mut self, id: TermId) {
-        if id.kind() == TermKind::MintedBlank && id.payload() >= self.next_blank_id {
-            self.next_blank_id = id.payload() + 1;
+        if id.kind() == TermKind::MintedBlank {
+            let number = self.store.blank_numbering().number(id);
+            if number < BLANK_NUMBER_LIMIT && number >= self.next_blank_id {
+                self.next_blank_id = number + 1;
+            }
         }
     }
 
@@ -105,7 +113,10 @@ impl<'a> Transaction<'a> {
             TermKind::Iri | TermKind::Literal | TermKind::NamedBlank => {
                 id.payload() >= self.first_new_dictionary_id
             }
-            TermKind::MintedBlank => id.payload() >= self.first_new_blank_id,
+            TermKind::MintedBlank => {
+                let number = self.store.blank_numbering().number(id);
+                (self.first_new_blank_id..BLANK_NUMBER_LIMIT).contains(&number)
+            }
             _ => false,
         }
     }

@@ -198,7 +198,7 @@ fn encode_template_quad(
                 if let Some(id) = transaction.reader().term_id(term)? {
                     return Ok(id);
                 }
-                return Ok(fresh.resolve(b, transaction));
+                return fresh.resolve(b, transaction);
             }
             transaction.term_id_for_insert(term)
         };

@@ -4,7 +4,7 @@
 
 use crate::support::{bulk_load, dump, transaction_load, write_input, TempStore};
 use lodestone_store::load::{BulkLoader, RdfFormat};
-use oxrdf::{BlankNode, Dataset, Literal, NamedNode, NamedOrBlankNode, Quad};
+use oxrdf::{BlankNode, Dataset, Literal, NamedNode, NamedOrBlankNode, NamedOrBlankNodeRef, Quad};
 use std::collections::HashSet;
 
 /// The subject of the quad whose object is the literal `value`.
@@ -126,11 +126,16 @@ fn minted_blank_nodes_never_reuse_a_label_inserted_directly() {
     let store = TempStore::new();
     let p = NamedNode::new_unchecked("http://example.com/p");
     let mut transaction = store.transaction().expect("transaction");
+    // A new store numbers its blank nodes downward from `afffffffffffffff`, an older one
+    // upward from `a000000000000001`: labels from both ends.
     for label in [
         "a000000000000001",
         "a000000000000002",
         "a00000000000000a",
         "a0000000000000b1",
+        "afffffffffffffff",
+        "affffffffffffffe",
+        "afffffffffffff00",
     ] {
         let quad = Quad::new(
             BlankNode::new_unchecked(label),
@@ -153,5 +158,60 @@ fn minted_blank_nodes_never_reuse_a_label_inserted_directly() {
         &store,
         &[("trickle.nt", data.as_bytes(), RdfFormat::NTriples)],
     );
-    assert_eq!(distinct_subjects(&dump(&store)), 4 + 300 + 300);
+    assert_eq!(distinct_subjects(&dump(&store)), 7 + 300 + 300);
+}
+
+#[test]
+fn a_store_created_before_format_3_keeps_numbering_its_blank_nodes_upward() {
+    let store = TempStore::new();
+    let path = store.path();
+    let dir = store.close();
+    {
+        // A format 2 store: no numbering entry, so its blank nodes count upward.
+        let families = rocksdb::DB::list_cf(&rocksdb::Options::default(), &path).expect("families");
+        let db =
+            rocksdb::DB::open_cf(&rocksdb::Options::default(), &path, &families).expect("raw open");
+        let meta = db.cf_handle("meta").expect("meta table");
+        db.delete_cf(meta, b"blank_numbering").expect("delete");
+        db.put_cf(meta, b"version", 2u64.to_le_bytes())
+            .expect("put");
+    }
+    let store = TempStore::from_parts(dir);
+    let mut data = String::new();
+    for i in 0..300 {
+        data.push_str(&format!("_:n{i} <http://example.com/p> \"loaded {i}\" .\n"));
+    }
+    bulk_load(
+        &store,
+        &[write_input(store.scratch(), "bulk.nt", data.as_bytes())],
+    );
+    transaction_load(
+        &store,
+        &[("trickle.nt", data.as_bytes(), RdfFormat::NTriples)],
+    );
+    let dumped = dump(&store);
+    assert_eq!(distinct_subjects(&dumped), 600);
+    for quad in dumped.iter() {
+        let NamedOrBlankNodeRef::BlankNode(blank) = quad.subject else {
+            panic!("not a blank node: {quad}");
+        };
+        assert!(blank.as_str().starts_with("a000000000"), "{blank}");
+    }
+}
+
+#[test]
+fn a_new_store_numbers_its_blank_nodes_downward() {
+    let store = TempStore::new();
+    let data = "_:x <http://example.com/p> \"x\" .\n_:y <http://example.com/p> \"y\" .\n";
+    transaction_load(&store, &[("two.nt", data.as_bytes(), RdfFormat::NTriples)]);
+    let dumped = dump(&store);
+    let mut labels: Vec<String> = dumped
+        .iter()
+        .map(|q| match q.subject {
+            NamedOrBlankNodeRef::BlankNode(b) => b.as_str().to_owned(),
+            other => panic!("not a blank node: {other}"),
+        })
+        .collect();
+    labels.sort();
+    assert_eq!(labels, ["affffffffffffffd", "affffffffffffffe"]);
 }
