@@ -146,18 +146,7 @@ fn minted_blank_nodes_never_reuse_a_label_inserted_directly() {
         transaction.insert(quad.as_ref()).expect("insert");
     }
     transaction.commit().expect("commit");
-    let mut data = String::new();
-    for i in 0..300 {
-        data.push_str(&format!("_:n{i} <http://example.com/p> \"loaded {i}\" .\n"));
-    }
-    bulk_load(
-        &store,
-        &[write_input(store.scratch(), "bulk.nt", data.as_bytes())],
-    );
-    transaction_load(
-        &store,
-        &[("trickle.nt", data.as_bytes(), RdfFormat::NTriples)],
-    );
+    load_300_blank_subjects_twice(&store);
     assert_eq!(distinct_subjects(&dump(&store)), 7 + 300 + 300);
 }
 
@@ -177,18 +166,7 @@ fn a_store_created_before_format_3_keeps_numbering_its_blank_nodes_upward() {
             .expect("put");
     }
     let store = TempStore::from_parts(dir);
-    let mut data = String::new();
-    for i in 0..300 {
-        data.push_str(&format!("_:n{i} <http://example.com/p> \"loaded {i}\" .\n"));
-    }
-    bulk_load(
-        &store,
-        &[write_input(store.scratch(), "bulk.nt", data.as_bytes())],
-    );
-    transaction_load(
-        &store,
-        &[("trickle.nt", data.as_bytes(), RdfFormat::NTriples)],
-    );
+    load_300_blank_subjects_twice(&store);
     let dumped = dump(&store);
     assert_eq!(distinct_subjects(&dumped), 600);
     for quad in dumped.iter() {
@@ -214,4 +192,21 @@ fn a_new_store_numbers_its_blank_nodes_downward() {
         .collect();
     labels.sort();
     assert_eq!(labels, ["affffffffffffffd", "affffffffffffffe"]);
+}
+
+/// Loads the same 300 blank-node subjects twice, in bulk and through a transaction: 600 new
+/// blank nodes.
+fn load_300_blank_subjects_twice(store: &TempStore) {
+    let mut data = String::new();
+    for i in 0..300 {
+        data.push_str(&format!("_:n{i} <http://example.com/p> \"loaded {i}\" .\n"));
+    }
+    bulk_load(
+        store,
+        &[write_input(store.scratch(), "bulk.nt", data.as_bytes())],
+    );
+    transaction_load(
+        store,
+        &[("trickle.nt", data.as_bytes(), RdfFormat::NTriples)],
+    );
 }
