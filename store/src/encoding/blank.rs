@@ -1,6 +1,7 @@
 //! Numbers of the blank nodes the store mints, and the id payloads they become.
 
 use super::{TermId, TermKind};
+use crate::error::StoreError;
 
 /// Blank node numbers from this one on are never minted. A blank node inserted under a
 /// store-style label (see `inline_id`) with a number below it moves the counter past it; one
@@ -38,6 +39,25 @@ impl BlankNumbering {
         match self {
             Self::Ascending => id.payload(),
             Self::Descending => TermId::MAX_PAYLOAD - id.payload(),
+        }
+    }
+
+    /// A fresh blank node: the one numbered `next`, which then moves on.
+    pub fn mint(self, next: &mut u64) -> Result<TermId, StoreError> {
+        if *next >= BLANK_NUMBER_LIMIT {
+            return Err(StoreError::BlankNodesExhausted);
+        }
+        let id = self.id(*next);
+        *next += 1;
+        Ok(id)
+    }
+
+    /// Moves `next` past a minted blank node's number, so that it is never minted again
+    /// (numbers at or above the limit never are).
+    pub fn reserve(self, next: &mut u64, id: TermId) {
+        let number = self.number(id);
+        if number < BLANK_NUMBER_LIMIT && number >= *next {
+            *next = number + 1;
         }
     }
 }

@@ -5,9 +5,7 @@
 use super::ingest::IngestBatch;
 use crate::changes::ChangeBatch;
 use crate::dictionary::{decode_ids, encode_ids, is_hashed_key, lookup_key};
-use crate::encoding::{
-    encode_term_bytes, inline_id, EncodedQuad, Permutation, TermId, TermKind, BLANK_NUMBER_LIMIT,
-};
+use crate::encoding::{encode_term_bytes, inline_id, EncodedQuad, Permutation, TermId, TermKind};
 use crate::error::StoreError;
 use crate::hash_iris;
 use crate::kv::Table;
@@ -80,11 +78,7 @@ impl<'a> Encoder<'a> {
         if let Some(id) = self.blanks.get(label) {
             return Ok(*id);
         }
-        if self.next_blank_id >= BLANK_NUMBER_LIMIT {
-            return Err(StoreError::BlankNodesExhausted);
-        }
-        let id = self.store.blank_numbering().id(self.next_blank_id);
-        self.next_blank_id += 1;
+        let id = self.store.blank_numbering().mint(&mut self.next_blank_id)?;
         self.blanks.insert(label.to_owned(), id);
         Ok(id)
     }

@@ -65,12 +65,7 @@ impl<'a> Transaction<'a> {
 
     /// A fresh blank node, never used before in this store.
     pub fn mint_blank_node(&mut self) -> Result<TermId, StoreError> {
-        if self.next_blank_id >= BLANK_NUMBER_LIMIT {
-            return Err(StoreError::BlankNodesExhausted);
-        }
-        let id = self.store.blank_numbering().id(self.next_blank_id);
-        self.next_blank_id += 1;
-        Ok(id)
+        self.store.blank_numbering().mint(&mut self.next_blank_id)
     }
 
     /// The id of a term, adding it to the dictionary (at commit) if it is new.
@@ -100,10 +95,9 @@ impl<'a> Transaction<'a> {
     /// below the counter. Numbers at or above `BLANK_NUMBER_LIMIT` are never minted.
     fn reserve_blank_number(&mut self, id: TermId) {
         if id.kind() == TermKind::MintedBlank {
-            let number = self.store.blank_numbering().number(id);
-            if number < BLANK_NUMBER_LIMIT && number >= self.next_blank_id {
-                self.next_blank_id = number + 1;
-            }
+            self.store
+                .blank_numbering()
+                .reserve(&mut self.next_blank_id, id);
         }
     }
 

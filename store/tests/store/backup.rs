@@ -2,22 +2,12 @@
 //! counters and change log, and that is independent of the original afterwards.
 
 use crate::oracle::{check_store, Model};
-use crate::support::{
-    bulk_load, counts, dump, music, open, transaction_load, write_input, TempStore,
-};
+use crate::support::{bulk_loaded_music, counts, dump, music, open, transaction_load, TempStore};
 use lodestone_store::load::RdfFormat;
 
 #[test]
 fn backup_opens_as_a_store_with_the_same_content() {
-    let store = TempStore::new();
-    bulk_load(
-        &store,
-        &[write_input(
-            store.scratch(),
-            "music.nt",
-            music(400).as_bytes(),
-        )],
-    );
+    let store = bulk_loaded_music(400);
     let trig = "<http://example.com/g> { _:a <http://example.com/p> _:b . }\n";
     transaction_load(&store, &[("graph.trig", trig.as_bytes(), RdfFormat::TriG)]);
     let target = store.scratch().join("backup");

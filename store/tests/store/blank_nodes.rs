@@ -2,7 +2,7 @@
 //! different nodes in different documents, loads and transactions; blank nodes the store
 //! mints never coincide with one already stored.
 
-use crate::support::{bulk_load, dump, transaction_load, write_input, TempStore};
+use crate::support::{bulk_load, dump, transaction_load, with_raw_meta, write_input, TempStore};
 use lodestone_store::load::{BulkLoader, RdfFormat};
 use oxrdf::{BlankNode, Dataset, Literal, NamedNode, NamedOrBlankNode, NamedOrBlankNodeRef, Quad};
 use std::collections::HashSet;
@@ -155,16 +155,12 @@ fn a_store_created_before_format_3_keeps_numbering_its_blank_nodes_upward() {
     let store = TempStore::new();
     let path = store.path();
     let dir = store.close();
-    {
-        // A format 2 store: no numbering entry, so its blank nodes count upward.
-        let families = rocksdb::DB::list_cf(&rocksdb::Options::default(), &path).expect("families");
-        let db =
-            rocksdb::DB::open_cf(&rocksdb::Options::default(), &path, &families).expect("raw open");
-        let meta = db.cf_handle("meta").expect("meta table");
+    // A format 2 store: no numbering entry, so its blank nodes count upward.
+    with_raw_meta(&path, |db, meta| {
         db.delete_cf(meta, b"blank_numbering").expect("delete");
         db.put_cf(meta, b"version", 2u64.to_le_bytes())
             .expect("put");
-    }
+    });
     let store = TempStore::from_parts(dir);
     load_300_blank_subjects_twice(&store);
     let dumped = dump(&store);

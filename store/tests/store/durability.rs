@@ -3,7 +3,8 @@
 
 use crate::oracle::{check_store, Model};
 use crate::support::{
-    bulk_load, counts, dump, music, options, parse, transaction_load, write_input, TempStore,
+    bulk_load, bulk_loaded_music, counts, dump, music, options, parse, transaction_load,
+    with_raw_meta, write_input, TempStore,
 };
 use lodestone_store::load::{simulate_crash_after_next_ingest, BulkLoader, Input, RdfFormat};
 use lodestone_store::{Store, StoreError, StoreOptions, FORMAT_VERSION};
@@ -21,15 +22,7 @@ fn random_below(n: u64) -> u64 {
 
 #[test]
 fn reopening_after_a_clean_close_keeps_every_commit() {
-    let store = TempStore::new();
-    bulk_load(
-        &store,
-        &[write_input(
-            store.scratch(),
-            "music.nt",
-            music(500).as_bytes(),
-        )],
-    );
+    let store = bulk_loaded_music(500);
     let blanks = "_:a <http://example.com/p> _:b .\n_:b <http://example.com/p> \"x\" .\n";
     transaction_load(
         &store,
@@ -231,15 +224,7 @@ fn interrupted_bulk_ingest_is_finished_at_the_next_open() {
 #[test]
 fn leftover_stdin_spool_file_does_not_stop_the_store_from_opening() {
     // `lodestone load -` copies standard input into the store folder; a crash leaves the copy.
-    let store = TempStore::new();
-    bulk_load(
-        &store,
-        &[write_input(
-            store.scratch(),
-            "music.nt",
-            music(50).as_bytes(),
-        )],
-    );
+    let store = bulk_loaded_music(50);
     let spool = store.path().join("load-tmp-stdin-4242");
     std::fs::write(&spool, "partial input").expect("spool file");
     let store = store.reopen();
@@ -249,15 +234,7 @@ fn leftover_stdin_spool_file_does_not_stop_the_store_from_opening() {
 
 #[test]
 fn read_only_open_reads_and_refuses_writes() {
-    let store = TempStore::new();
-    bulk_load(
-        &store,
-        &[write_input(
-            store.scratch(),
-            "music.nt",
-            music(50).as_bytes(),
-        )],
-    );
+    let store = bulk_loaded_music(50);
     let before = dump(&store);
     let path = store.path();
     let dir = store.close();
@@ -341,24 +318,15 @@ fn open_refuses_a_rocksdb_database_that_is_not_a_store() {
 
 /// Sets the format version recorded in a closed store.
 fn set_format_version(path: &Path, version: u64) {
-    let families = rocksdb::DB::list_cf(&rocksdb::Options::default(), path).expect("families");
-    let db = rocksdb::DB::open_cf(&rocksdb::Options::default(), path, &families).expect("raw open");
-    let meta = db.cf_handle("meta").expect("meta table");
-    db.put_cf(meta, b"version", version.to_le_bytes())
-        .expect("put");
+    with_raw_meta(path, |db, meta| {
+        db.put_cf(meta, b"version", version.to_le_bytes())
+            .expect("put")
+    });
 }
 
 #[test]
 fn open_refuses_another_format_version_and_keeps_the_data() {
-    let store = TempStore::new();
-    bulk_load(
-        &store,
-        &[write_input(
-            store.scratch(),
-            "music.nt",
-            music(100).as_bytes(),
-        )],
-    );
+    let store = bulk_loaded_music(100);
     let before = dump(&store);
     let path = store.path();
     let dir = store.close();
@@ -395,15 +363,7 @@ fn a_store_open_elsewhere_is_reported_as_in_use() {
 
 #[test]
 fn a_format_2_store_is_read_as_it_is_and_marked_format_3_by_a_read_write_open() {
-    let store = TempStore::new();
-    bulk_load(
-        &store,
-        &[write_input(
-            store.scratch(),
-            "music.nt",
-            music(100).as_bytes(),
-        )],
-    );
+    let store = bulk_loaded_music(100);
     let before = dump(&store);
     let path = store.path();
     let dir = store.close();
@@ -423,12 +383,11 @@ fn a_format_2_store_is_read_as_it_is_and_marked_format_3_by_a_read_write_open() 
 }
 
 fn format_version(path: &Path) -> u64 {
-    let families = rocksdb::DB::list_cf(&rocksdb::Options::default(), path).expect("families");
-    let db = rocksdb::DB::open_cf(&rocksdb::Options::default(), path, &families).expect("raw open");
-    let meta = db.cf_handle("meta").expect("meta table");
-    let value = db
-        .get_cf(meta, b"version")
-        .expect("get")
-        .expect("a version");
-    u64::from_le_bytes(value.as_slice().try_into().expect("eight bytes"))
+    with_raw_meta(path, |db, meta| {
+        let value = db
+            .get_cf(meta, b"version")
+            .expect("get")
+            .expect("a version");
+        u64::from_le_bytes(value.as_slice().try_into().expect("eight bytes"))
+    })
 }

@@ -191,6 +191,32 @@ pub fn transaction_load(store: &Store, documents: &[(&str, &[u8], RdfFormat)]) {
     transaction.commit().expect("commit");
 }
 
+/// A new store holding the first `lines` lines of the music data set, bulk-loaded.
+pub fn bulk_loaded_music(lines: usize) -> TempStore {
+    let store = TempStore::new();
+    bulk_load(
+        &store,
+        &[write_input(
+            store.scratch(),
+            "music.nt",
+            music(lines).as_bytes(),
+        )],
+    );
+    store
+}
+
+/// Runs `f` on the `meta` table of a closed store, opened with RocksDB alone: tests turn a
+/// store into what an older format wrote.
+pub fn with_raw_meta<R>(
+    path: &Path,
+    f: impl FnOnce(&rocksdb::DB, &rocksdb::ColumnFamily) -> R,
+) -> R {
+    let families = rocksdb::DB::list_cf(&rocksdb::Options::default(), path).expect("families");
+    let db = rocksdb::DB::open_cf(&rocksdb::Options::default(), path, &families).expect("raw open");
+    let meta = db.cf_handle("meta").expect("meta table");
+    f(&db, meta)
+}
+
 /// The first `lines` lines of the real music data set (N-Triples, no blank nodes).
 pub fn music(lines: usize) -> String {
     static ALL: OnceLock<String> = OnceLock::new();
