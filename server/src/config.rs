@@ -105,6 +105,11 @@ pub struct ServeArgs {
           require_equals = true, default_missing_value = "true",
           value_parser = clap::builder::BoolishValueParser::new())]
     pub sync: Option<bool>,
+    /// CPU nice value (0–19) of reads: query evaluation, entity pages, search, facets. Above
+    /// 0, small writes (which always run at normal priority) get the CPU first for their short
+    /// bursts [default: 10] [toml: read_nice]
+    #[arg(long, env = "LODESTONE_READ_NICE", value_name = "0-19")]
+    pub read_nice: Option<u8>,
     /// CPU nice value (0–19) of large writes (a request body of 256 KiB or more: graph
     /// uploads, big updates): raised, readers get the CPU first; smaller writes always run at
     /// normal priority [default: 19] [toml: large_write_nice]
@@ -191,6 +196,8 @@ pub struct FileConfig {
     pub memory_budget: Option<u64>,
     /// See `--sync`.
     pub sync: Option<bool>,
+    /// See `--read-nice`.
+    pub read_nice: Option<u8>,
     /// See `--large-write-nice`.
     pub large_write_nice: Option<u8>,
     /// See `--background-nice`.
@@ -321,6 +328,8 @@ pub struct ServerSettings {
     pub ui: crate::routes::ui::UiSettings,
     /// Where `SERVICE` calls may go.
     pub service: crate::federation::ServicePolicy,
+    /// CPU priority of reads (see [`crate::priority`]).
+    pub read_nice: Nice,
     /// CPU priority of large writes (see [`crate::priority`]).
     pub large_write_nice: Nice,
     /// CPU priority of the text index's upkeep and the store's flushes and compactions.
@@ -345,6 +354,7 @@ impl Default for ServerSettings {
             max_header_bytes: 64 << 10,
             ui: crate::routes::ui::UiSettings::default(),
             service: crate::federation::ServicePolicy::default(),
+            read_nice: Nice::READ,
             large_write_nice: Nice::LOWEST,
             background_nice: Nice::LOWEST,
         }
@@ -678,6 +688,11 @@ impl Config {
             Some((n, origin)) => Nice::new(n)
                 .ok_or_else(|| invalid(key, origin, format!("{n}: must be between 0 and 19"))),
         };
+        let read_nice = nice(
+            pick!(read_nice, "--read-nice", "LODESTONE_READ_NICE"),
+            "read_nice",
+            defaults.read_nice,
+        )?;
         let large_write_nice = nice(
             pick!(
                 large_write_nice,
@@ -785,6 +800,7 @@ impl Config {
                         .policy()
                         .map_err(|(key, reason)| invalid(key, Origin::File(path), reason))?,
                 },
+                read_nice,
                 large_write_nice,
                 background_nice,
             },
@@ -1018,7 +1034,7 @@ mod tests {
 
     #[test]
     fn invalid_values_name_the_key_and_the_reason() {
-        let cases: [(&[&str], &str, &str); 13] = [
+        let cases: [(&[&str], &str, &str); 14] = [
             (
                 &["--bind", "nowhere"],
                 "",
@@ -1035,6 +1051,7 @@ mod tests {
             ),
             (&["--memory-budget", "1"], "", "memory_budget"),
             (&["--large-write-nice", "20"], "", "large_write_nice"),
+            (&[], "read_nice = 20", "read_nice (set in test.toml)"),
             (
                 &[],
                 "background_nice = 25",
@@ -1104,6 +1121,7 @@ mod tests {
             "result_row_cap",
             "strict_default_graph",
             "memory_budget",
+            "read_nice",
             "large_write_nice",
             "background_nice",
             "sync",

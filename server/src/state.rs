@@ -76,6 +76,16 @@ impl AppState {
         &self.inner.settings
     }
 
+    /// Runs read work on the runtime's blocking pool at the read priority
+    /// (`settings.read_nice`, see [`crate::priority`]).
+    pub fn spawn_read<T, F>(&self, work: F) -> tokio::task::JoinHandle<T>
+    where
+        T: Send + 'static,
+        F: FnOnce() -> T + Send + 'static,
+    {
+        crate::priority::spawn_read(self.inner.settings.read_nice, work)
+    }
+
     /// The text index, once attached (search routes answer 503 before).
     pub fn text_index(&self) -> Option<&Arc<TextIndex>> {
         self.inner.text_index.get()

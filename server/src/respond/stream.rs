@@ -1,6 +1,7 @@
 //! Streaming engine output: blocking work writes, the HTTP body reads, memory stays bounded.
 //!
-//! [`stream_blocking`] runs a closure in `spawn_blocking` with a [`ChunkSink`] to write into.
+//! [`stream_blocking`] runs a closure on the blocking pool, at the read priority, with a
+//! [`ChunkSink`] to write into.
 //! The sink cuts the output into chunks (at [`CHUNK_BYTES`], or sooner once [`FLUSH_AFTER`] has
 //! passed since the last one) and hands them to the response body over a bounded channel, so a
 //! client that reads slowly slows the engine down instead of the server buffering the result.
@@ -312,7 +313,7 @@ where
         client_gone: false,
         state: state.clone(),
     };
-    tokio::task::spawn_blocking(move || {
+    state.spawn_read(move || {
         let _permit = permit;
         let _timer = timer;
         let result = work(&mut sink, &token);
@@ -377,10 +378,12 @@ where
     Ok(response)
 }
 
-/// Runs blocking work that produces no stream (updates, writes, checks) under the budget.
+/// Runs read work that produces no stream (facets, existence checks) at the read priority,
+/// under the budget.
 ///
-/// Unlike queries, it waits for the work's own outcome even past the budget: answering
-/// "timed out" while an update could still commit would be a lie.
+/// Unlike queries, it waits for the work's own outcome even past the budget, as
+/// [`run_write`] does, where answering "timed out" while an update could still commit would
+/// be a lie.
 pub async fn run_blocking<T, F>(
     state: &AppState,
     permit: OwnedSemaphorePermit,
@@ -392,7 +395,8 @@ where
     F: FnOnce(&CancellationToken) -> Result<T, ApiError> + Send + 'static,
 {
     let job = budgeted(permit, budget, work);
-    let result = tokio::task::spawn_blocking(job)
+    let result = state
+        .spawn_read(job)
         .await
         .map_err(|e| ApiError::Internal(format!("engine task failed: {e}")))?;
     count_timeout(state, result)

@@ -30,15 +30,16 @@ async fn health() -> &'static str {
 
 async fn status(State(state): State<AppState>, headers: HeaderMap) -> Result<Response, ApiError> {
     let reading = state.clone();
-    let (counts, indexes, cache, last_commit_ms) = tokio::task::spawn_blocking(move || {
-        let store = reading.store();
-        let (counts, indexes, cache) =
-            all_three(reading.counts(), store.index_usage(), store.cache_stats())?;
-        Ok::<_, StoreError>((counts, indexes, cache, store.reader().last_commit_ms()?))
-    })
-    .await
-    .map_err(|e| ApiError::Internal(format!("status task failed: {e}")))?
-    .map_err(|e| ApiError::from_store(e, Duration::ZERO))?;
+    let (counts, indexes, cache, last_commit_ms) = state
+        .spawn_read(move || {
+            let store = reading.store();
+            let (counts, indexes, cache) =
+                all_three(reading.counts(), store.index_usage(), store.cache_stats())?;
+            Ok::<_, StoreError>((counts, indexes, cache, store.reader().last_commit_ms()?))
+        })
+        .await
+        .map_err(|e| ApiError::Internal(format!("status task failed: {e}")))?
+        .map_err(|e| ApiError::from_store(e, Duration::ZERO))?;
     let disk: serde_json::Map<String, serde_json::Value> = indexes
         .iter()
         .map(|usage| {

@@ -53,6 +53,9 @@ pub struct ReplaceHttpArgs {
     /// Store folder (a temporary one by default).
     #[arg(long)]
     pub data: Option<PathBuf>,
+    /// The server's `--read-nice`: CPU nice value of its query evaluation.
+    #[arg(long, default_value_t = ServerSettings::default().read_nice.get())]
+    pub read_nice: u8,
     /// The server's `--large-write-nice`: CPU nice value of its writes.
     #[arg(long, default_value_t = ServerSettings::default().large_write_nice.get())]
     pub large_write_nice: u8,
@@ -77,14 +80,18 @@ pub(crate) struct Server {
 }
 
 impl Server {
+    /// Starts the server over `store` with updates allowed (bearer `TOKEN`), a 600 s query
+    /// budget and the given CPU priorities.
     fn start(
         store: Arc<Store>,
+        read_nice: Nice,
         large_write_nice: Nice,
         text_index: Option<Arc<TextIndex>>,
     ) -> anyhow::Result<Self> {
         let mut settings = ServerSettings::default()
             .with_update_token(TOKEN)
             .with_query_timeout(Duration::from_secs(600));
+        settings.read_nice = read_nice;
         settings.large_write_nice = large_write_nice;
         let state = AppState::new(store, settings);
         if let Some(index) = text_index {
@@ -360,6 +367,7 @@ pub fn run(args: &ReplaceHttpArgs) -> anyhow::Result<()> {
         .clone()
         .unwrap_or_else(|| temp.path().join("store"));
     let nice = |n| Nice::new(n).ok_or_else(|| anyhow::anyhow!("nice values are 0 to 19"));
+    let read_nice = nice(args.read_nice)?;
     let large_write_nice = nice(args.large_write_nice)?;
     // As `serve` opens it.
     let background_nice = nice(args.background_nice)?;
@@ -378,7 +386,12 @@ pub fn run(args: &ReplaceHttpArgs) -> anyhow::Result<()> {
         None
     }
     .unzip();
-    let server = Server::start(Arc::clone(&store), large_write_nice, index.clone())?;
+    let server = Server::start(
+        Arc::clone(&store),
+        read_nice,
+        large_write_nice,
+        index.clone(),
+    )?;
     println!(
         "server on {}; {} graph replacements over HTTP with a concurrent reader{}",
         server.base,

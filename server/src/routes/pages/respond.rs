@@ -163,7 +163,7 @@ pub async fn document(state: &AppState, request: DocumentRequest) -> Result<Resp
         }
     };
     let store = state.store().clone();
-    let work = tokio::task::spawn_blocking(move || {
+    let work = state.spawn_read(move || {
         let reader = store.reader();
         let deadline = Deadline::after(budget);
         let document = match target {

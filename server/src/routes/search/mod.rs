@@ -53,7 +53,7 @@ pub(crate) async fn run_blocking<T: Send + 'static>(
     let permit = state.try_permit()?;
     let store = Arc::clone(state.store());
     let target = store.sequence();
-    tokio::task::spawn_blocking(move || {
+    state.spawn_read(move || {
         let _permit = permit;
         if !index.wait_for(target, READ_YOUR_WRITES) {
             tracing::warn!(target, applied = ?index.applied(), "text index is behind the store");

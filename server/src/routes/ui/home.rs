@@ -23,7 +23,7 @@ const EXAMPLE_CLASSES: usize = 3;
 
 pub(super) async fn home(State(state): State<AppState>) -> Result<Response, ApiError> {
     let reading = state.clone();
-    let page = blocking(move || {
+    let page = blocking(&state, move || {
         let counts = reading
             .counts()
             .map_err(|e| ApiError::from_store(e, Duration::ZERO))?;

@@ -76,9 +76,11 @@ pub fn html(status: StatusCode, page: Result<String, WebError>) -> Result<Respon
 /// Runs page work on a blocking thread (no query slot: these pages read statistics and must
 /// answer while every slot is busy; the SPARQL page takes one like any query).
 pub async fn blocking<T: Send + 'static>(
+    state: &AppState,
     work: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
 ) -> Result<T, ApiError> {
-    tokio::task::spawn_blocking(work)
+    state
+        .spawn_read(work)
         .await
         .map_err(|e| ApiError::Internal(format!("page task failed: {e}")))?
 }

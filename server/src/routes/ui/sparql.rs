@@ -54,10 +54,10 @@ pub fn is_for_browser(method: &Method, request: &SparqlRequest) -> bool {
 /// The editor page, with the answer of the query it carries.
 pub async fn page(state: AppState, request: SparqlRequest) -> Result<Response, ApiError> {
     let reading = state.clone();
-    let prefixes = blocking(move || dataset_prefixes(&reading.store().reader())).await?;
+    let prefixes = blocking(&state, move || dataset_prefixes(&reading.store().reader())).await?;
     let top_class = {
         let reading = state.clone();
-        blocking(move || top_class(&reading.store().reader())).await?
+        blocking(&state, move || top_class(&reading.store().reader())).await?
     };
     let mut page = SparqlPage {
         layout: layout(&state, "SPARQL"),

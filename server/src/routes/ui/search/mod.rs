@@ -69,7 +69,7 @@ pub(super) async fn search(
     let budget = Duration::from_millis(search.timeout_ms).min(state.settings().query_timeout);
     let permit = state.try_permit()?;
     let reading = state.clone();
-    let page = blocking(move || {
+    let page = blocking(&state, move || {
         let _permit = permit;
         let store = reading.store();
         let engine = reading.facets();
