@@ -314,9 +314,11 @@ where
         state: state.clone(),
     };
     state.spawn_read(move || {
-        let _permit = permit;
         let _timer = timer;
         let result = work(&mut sink, &token);
+        // The engine is done: its slot is free before the last bytes go out, so that a client
+        // holding the whole answer never finds its query still counted in flight.
+        drop(permit);
         // A write failure explains the error better than the serializer's io::Error.
         let result = match (result, sink.failure.take()) {
             (Err(_), Some(failure)) => Err(failure),
