@@ -3,8 +3,8 @@
 
 use crate::oracle::{check_store, Model};
 use crate::support::{
-    bulk_load, bulk_loaded_music, counts, dump, music, options, parse, transaction_load,
-    with_raw_meta, write_input, TempStore,
+    bulk_load, bulk_loaded_music, counts, dump, music, options, parse, read_only_options,
+    transaction_load, with_raw_meta, write_input, TempStore,
 };
 use lodestone_store::load::{simulate_crash_after_next_ingest, BulkLoader, Input, RdfFormat};
 use lodestone_store::{Store, StoreError, StoreOptions, FORMAT_VERSION};
@@ -238,10 +238,7 @@ fn read_only_open_reads_and_refuses_writes() {
     let before = dump(&store);
     let path = store.path();
     let dir = store.close();
-    let options = StoreOptions {
-        read_only: true,
-        ..options()
-    };
+    let options = read_only_options();
     let read_only = Store::open(&path, options).expect("read-only open");
     assert_eq!(dump(&read_only), before);
     let quad = writer_quads(0).remove(0);
@@ -368,10 +365,7 @@ fn a_format_2_store_is_read_as_it_is_and_marked_format_3_by_a_read_write_open() 
     let path = store.path();
     let dir = store.close();
     set_format_version(&path, 2);
-    let read_only = StoreOptions {
-        read_only: true,
-        ..options()
-    };
+    let read_only = read_only_options();
     let store = Store::open(&path, read_only.clone()).expect("read-only open of format 2");
     assert_eq!(dump(&store), before);
     drop(store);

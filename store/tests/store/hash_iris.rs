@@ -1,9 +1,11 @@
 //! Hash IRIs found by their document: after transactions, after a bulk load, after the
 //! upgrade of a store written before the table existed.
 
-use crate::support::{bulk_load, dump, options, transaction_load, write_input, TempStore};
+use crate::support::{
+    bulk_load, dump, read_only_options, transaction_load, write_input, TempStore,
+};
 use lodestone_store::load::RdfFormat;
-use lodestone_store::{Store, StoreError, StoreOptions, FORMAT_VERSION};
+use lodestone_store::{Store, StoreError, FORMAT_VERSION};
 use oxrdf::{GraphName, Literal, NamedNode, Quad};
 use std::path::Path;
 
@@ -116,10 +118,7 @@ fn a_format_1_store_is_upgraded_by_a_read_write_open() {
     let path = store.path();
     let dir = store.close();
     make_format_1(&path);
-    let read_only = StoreOptions {
-        read_only: true,
-        ..options()
-    };
+    let read_only = read_only_options();
     match Store::open(&path, read_only.clone()) {
         Err(StoreError::VersionMismatch {
             found, expected, ..

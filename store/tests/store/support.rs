@@ -41,6 +41,14 @@ pub fn options() -> StoreOptions {
         .with_compact_graph_max_quads(3)
 }
 
+/// [`options`] for a read-only open.
+pub fn read_only_options() -> StoreOptions {
+    StoreOptions {
+        read_only: true,
+        ..options()
+    }
+}
+
 /// Opens (or creates) a store in `path`, panicking on error.
 pub fn open(path: &Path) -> Store {
     Store::open(path, options()).unwrap_or_else(|e| panic!("opening {}: {e}", path.display()))
