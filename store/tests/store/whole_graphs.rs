@@ -108,6 +108,23 @@ fn clearing_and_dropping_leave_other_graphs_whole() {
 }
 
 #[test]
+fn clearing_a_graph_named_in_the_same_transaction_removes_only_its_new_quads() {
+    // `n` is a new term: its clear takes the transaction's own quads, not a scan of the store.
+    // `a` and the literal 1 are committed terms, shared with the graphs cleared nowhere.
+    run(&[
+        setup(),
+        vec![
+            Op::Insert(quad("a", "p", 1, "n")),
+            Op::Insert(quad("e", "p", 5, "n")),
+            Op::Clear(graph("n")),
+            Op::Insert(quad("e", "p", 6, "n")),
+            Op::Replace(graph("m"), vec![triple("a", "p", 1)]),
+            Op::Replace(graph("m"), vec![triple("a", "p", 2)]),
+        ],
+    ]);
+}
+
+#[test]
 fn a_reader_opened_before_a_replacement_keeps_the_old_version() {
     let (store, before_model) = run(&[setup()]);
     let before = store.reader();
