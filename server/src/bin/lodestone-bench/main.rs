@@ -45,17 +45,7 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Replace named graphs of ~150 quads (a third with blank nodes), one transaction each.
-    Trickle {
-        /// Number of transactions.
-        #[arg(long, default_value_t = 10_000)]
-        transactions: usize,
-        /// Distinct graphs cycled through (default: a new graph every time, so the store grows).
-        #[arg(long)]
-        graphs: Option<usize>,
-        /// Store folder (a temporary one by default).
-        #[arg(long)]
-        data: Option<PathBuf>,
-    },
+    Trickle(trickle::TrickleArgs),
     /// Write BSBM explore query mixes with parameters drawn from a loaded store.
     BsbmQueries {
         /// Store folder holding the BSBM data.
@@ -129,11 +119,7 @@ fn main() -> anyhow::Result<()> {
     // Measure what `lodestone serve` runs: the same allocator settings.
     lodestone_server::allocator::restart_with(&lodestone_server::allocator::SERVER)?;
     match cli.command {
-        Command::Trickle {
-            transactions,
-            graphs,
-            data,
-        } => trickle::run(transactions, graphs, data),
+        Command::Trickle(args) => trickle::run(&args),
         Command::BsbmQueries {
             data,
             templates,

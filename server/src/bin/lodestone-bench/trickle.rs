@@ -1,12 +1,13 @@
 //! `trickle`: replaces named graphs one transaction at a time, the way a publisher updates a
 //! live store, and prints commits per second for each tenth of the run.
 
+use lodestone_server::config::ServerSettings;
 use lodestone_store::load::{parse_into, ParseOptions, RdfFormat};
 use lodestone_store::model::{GraphName, NamedNode};
 use lodestone_store::{Store, StoreOptions};
 use std::fmt::Write as _;
 use std::path::PathBuf;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// An N-Triples document shaped like a broadcaster's programme graph: ~150 triples, a third
 /// of them on blank nodes.
@@ -46,36 +47,95 @@ pub fn programme_graph(graph: usize, version: usize) -> String {
     doc
 }
 
-pub fn run(
-    transactions: usize,
-    graphs: Option<usize>,
-    data: Option<PathBuf>,
-) -> anyhow::Result<()> {
+/// What `trickle` runs.
+#[derive(Debug, clap::Args)]
+pub struct TrickleArgs {
+    /// Number of transactions.
+    #[arg(long, default_value_t = 10_000)]
+    pub transactions: usize,
+    /// Distinct graphs cycled through (default: a new graph every time, so the store grows).
+    #[arg(long)]
+    pub graphs: Option<usize>,
+    /// Number of the first graph: with `--data` on a store an earlier run filled, a value past
+    /// that run's graphs adds new graphs to it instead of replacing its own.
+    #[arg(long, default_value_t = 0)]
+    pub first_graph: usize,
+    /// Store folder (a temporary one by default).
+    #[arg(long)]
+    pub data: Option<PathBuf>,
+    /// The server's `--background-nice`: RocksDB's flushes and compactions run at the lowest
+    /// CPU priority whenever it is above 0, as `serve` opens the store.
+    #[arg(long, default_value_t = ServerSettings::default().background_nice.get())]
+    pub background_nice: u8,
+}
+
+/// Time a tenth of the run spent in each step of its transactions.
+#[derive(Default)]
+struct StepTimes {
+    /// Looking up the graph and clearing it.
+    clear: Duration,
+    /// Parsing the document into the transaction (term look-ups included).
+    parse: Duration,
+    /// Committing: statistics look-ups and the write batch.
+    commit: Duration,
+}
+
+impl StepTimes {
+    fn per_transaction(&self, transactions: usize) -> String {
+        let micros = |d: Duration| d.as_secs_f64() * 1e6 / transactions as f64;
+        format!(
+            "clear {:>3.0} µs, parse {:>3.0} µs, commit {:>3.0} µs",
+            micros(self.clear),
+            micros(self.parse),
+            micros(self.commit)
+        )
+    }
+}
+
+/// Runs the benchmark and prints its figures.
+pub fn run(args: &TrickleArgs) -> anyhow::Result<()> {
     let temp = tempfile::tempdir()?;
-    let path = data.unwrap_or_else(|| temp.path().join("store"));
-    let store = Store::open(&path, StoreOptions::default())?;
+    let path = args
+        .data
+        .clone()
+        .unwrap_or_else(|| temp.path().join("store"));
+    let options =
+        StoreOptions::default().with_background_at_lowest_priority(args.background_nice > 0);
+    let store = Store::open(&path, options)?;
+    let transactions = args.transactions;
     let tenth = (transactions / 10).max(1);
     let start = Instant::now();
     let mut tenth_start = Instant::now();
     let mut quads = 0;
     let mut rates = Vec::new();
+    let mut steps = StepTimes::default();
     for t in 0..transactions {
-        let graph = graphs.map_or(t, |g| t % g);
+        let graph = args.first_graph + args.graphs.map_or(t, |g| t % g);
         let name = NamedNode::new(format!("http://example.org/graph/{graph}"))?;
         let doc = programme_graph(graph, t);
+        let began = Instant::now();
         let mut transaction = store.transaction()?;
         let id = transaction.graph_id_for_insert(name.as_ref().into())?;
         transaction.clear_graph(id)?;
+        let cleared = Instant::now();
         let options = ParseOptions {
             format: Some(RdfFormat::NTriples),
             graph: Some(GraphName::NamedNode(name)),
             ..ParseOptions::default()
         };
         quads += parse_into(&mut transaction, doc.as_bytes(), "generated", &options)?.quads;
+        let parsed = Instant::now();
         transaction.commit()?;
+        steps.clear += cleared - began;
+        steps.parse += parsed - cleared;
+        steps.commit += parsed.elapsed();
         if (t + 1) % tenth == 0 {
             let rate = tenth as f64 / tenth_start.elapsed().as_secs_f64();
-            println!("tenth {:>2}: {rate:>8.0} commits/s", rates.len() + 1);
+            let steps = std::mem::take(&mut steps).per_transaction(tenth);
+            println!(
+                "tenth {:>2}: {rate:>8.0} commits/s ({steps})",
+                rates.len() + 1
+            );
             rates.push(rate);
             tenth_start = Instant::now();
         }
