@@ -65,7 +65,11 @@ pub struct TrickleArgs {
     pub data: Option<PathBuf>,
     /// The server's `--background-nice`: RocksDB's flushes and compactions run at the lowest
     /// CPU priority whenever it is above 0, as `serve` opens the store.
-    #[arg(long, default_value_t = ServerSettings::default().background_nice.get())]
+    #[arg(
+        long,
+        default_value_t = ServerSettings::default().background_nice.get(),
+        value_parser = clap::value_parser!(u8).range(0..=19)
+    )]
     pub background_nice: u8,
 }
 
