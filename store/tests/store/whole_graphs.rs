@@ -109,8 +109,9 @@ fn clearing_and_dropping_leave_other_graphs_whole() {
 
 #[test]
 fn clearing_a_graph_named_in_the_same_transaction_removes_only_its_new_quads() {
-    // `n` is a new term: its clear takes the transaction's own quads, not a scan of the store.
-    // `a` and the literal 1 are committed terms, shared with the graphs cleared nowhere.
+    // `n` and `m` are new terms, so their clears take the transaction's own quads instead of
+    // scanning the store; `m` is replaced twice, so the second clear removes the first's quad.
+    // `a`, `p` and 1 are committed terms of other graphs, whose counts must come out right.
     run(&[
         setup(),
         vec![
