@@ -711,7 +711,7 @@ impl Config {
             "background_nice",
             defaults.background_nice,
         )?;
-        store = store.with_background_at_lowest_priority(background_nice != Nice::NORMAL);
+        store = store.with_background_at_lowest_priority(background_nice.lowers_store_background());
 
         let load_folder = match pick!(
             allow_load_folder,

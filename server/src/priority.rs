@@ -34,6 +34,24 @@ use tokio::task::JoinHandle;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Nice(u8);
 
+impl std::fmt::Display for Nice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+/// Parses a command-line value, refusing numbers outside 0–19.
+impl std::str::FromStr for Nice {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        s.parse::<u8>()
+            .ok()
+            .and_then(Self::new)
+            .ok_or_else(|| format!("{s:?} is not a nice value (0 to 19)"))
+    }
+}
+
 impl Nice {
     /// The normal priority: no lowering.
     pub const NORMAL: Self = Self(0);
@@ -50,6 +68,12 @@ impl Nice {
     /// The value.
     pub fn get(self) -> u8 {
         self.0
+    }
+
+    /// Whether background work at this value puts RocksDB's flushes and compactions at the
+    /// lowest priority: RocksDB has a single lowered level, taken for any value above 0.
+    pub fn lowers_store_background(self) -> bool {
+        self != Self::NORMAL
     }
 
     /// Raises the calling thread's nice value to this one; threads it starts afterwards
@@ -191,6 +215,14 @@ mod tests {
         assert_eq!(Nice::new(0), Some(Nice::NORMAL));
         assert_eq!(Nice::new(19), Some(Nice::LOWEST));
         assert_eq!(Nice::new(20), None);
+    }
+
+    #[test]
+    fn command_line_values_are_bounded_and_print_back() {
+        assert_eq!("19".parse::<Nice>(), Ok(Nice::LOWEST));
+        assert!("20".parse::<Nice>().is_err());
+        assert!("-1".parse::<Nice>().is_err());
+        assert_eq!(Nice::READ.to_string(), "10");
     }
 
     #[cfg(target_os = "linux")]

@@ -380,6 +380,20 @@ where
     Ok(response)
 }
 
+/// Runs read work at the read priority without a query slot or budget: the browsing pages
+/// and the status report read statistics and must answer while every slot is busy (the
+/// SPARQL page's query takes a slot like any other).
+pub async fn run_unslotted<T, F>(state: &AppState, work: F) -> Result<T, ApiError>
+where
+    T: Send + 'static,
+    F: FnOnce() -> Result<T, ApiError> + Send + 'static,
+{
+    state
+        .spawn_read(work)
+        .await
+        .map_err(|e| ApiError::Internal(format!("read task failed: {e}")))?
+}
+
 /// Runs read work that produces no stream (facets, existence checks) at the read priority,
 /// under the budget.
 ///

@@ -5,6 +5,7 @@
 
 use crate::error::ApiError;
 use crate::extract::sparql::accept_header;
+use crate::respond::stream::run_unslotted;
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderValue};
@@ -30,16 +31,16 @@ async fn health() -> &'static str {
 
 async fn status(State(state): State<AppState>, headers: HeaderMap) -> Result<Response, ApiError> {
     let reading = state.clone();
-    let (counts, indexes, cache, last_commit_ms) = state
-        .spawn_read(move || {
-            let store = reading.store();
-            let (counts, indexes, cache) =
-                all_three(reading.counts(), store.index_usage(), store.cache_stats())?;
-            Ok::<_, StoreError>((counts, indexes, cache, store.reader().last_commit_ms()?))
-        })
-        .await
-        .map_err(|e| ApiError::Internal(format!("status task failed: {e}")))?
-        .map_err(|e| ApiError::from_store(e, Duration::ZERO))?;
+    let (counts, indexes, cache, last_commit_ms) = run_unslotted(&state, move || {
+        let store = reading.store();
+        let store_error = |e| ApiError::from_store(e, Duration::ZERO);
+        let (counts, indexes, cache) =
+            all_three(reading.counts(), store.index_usage(), store.cache_stats())
+                .map_err(store_error)?;
+        let last_commit_ms = store.reader().last_commit_ms().map_err(store_error)?;
+        Ok((counts, indexes, cache, last_commit_ms))
+    })
+    .await?;
     let disk: serde_json::Map<String, serde_json::Value> = indexes
         .iter()
         .map(|usage| {

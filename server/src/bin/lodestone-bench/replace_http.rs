@@ -54,15 +54,15 @@ pub struct ReplaceHttpArgs {
     #[arg(long)]
     pub data: Option<PathBuf>,
     /// The server's `--read-nice`: CPU nice value of its query evaluation.
-    #[arg(long, default_value_t = ServerSettings::default().read_nice.get())]
-    pub read_nice: u8,
+    #[arg(long, default_value_t = ServerSettings::default().read_nice)]
+    pub read_nice: Nice,
     /// The server's `--large-write-nice`: CPU nice value of its writes.
-    #[arg(long, default_value_t = ServerSettings::default().large_write_nice.get())]
-    pub large_write_nice: u8,
+    #[arg(long, default_value_t = ServerSettings::default().large_write_nice)]
+    pub large_write_nice: Nice,
     /// The server's `--background-nice`: CPU nice value of RocksDB's flushes and compactions
     /// (lowest whenever above 0), and of the text index's threads with `--text-index`.
-    #[arg(long, default_value_t = ServerSettings::default().background_nice.get())]
-    pub background_nice: u8,
+    #[arg(long, default_value_t = ServerSettings::default().background_nice)]
+    pub background_nice: Nice,
     /// Run the server with its text index, as `serve` does, following every commit.
     #[arg(long)]
     pub text_index: bool,
@@ -366,13 +366,11 @@ pub fn run(args: &ReplaceHttpArgs) -> anyhow::Result<()> {
         .data
         .clone()
         .unwrap_or_else(|| temp.path().join("store"));
-    let nice = |n| Nice::new(n).ok_or_else(|| anyhow::anyhow!("nice values are 0 to 19"));
-    let read_nice = nice(args.read_nice)?;
-    let large_write_nice = nice(args.large_write_nice)?;
+    let (read_nice, large_write_nice) = (args.read_nice, args.large_write_nice);
     // As `serve` opens it.
-    let background_nice = nice(args.background_nice)?;
-    let options =
-        StoreOptions::default().with_background_at_lowest_priority(background_nice != Nice::NORMAL);
+    let background_nice = args.background_nice;
+    let options = StoreOptions::default()
+        .with_background_at_lowest_priority(background_nice.lowers_store_background());
     let store = Arc::new(Store::open(&path, options)?);
     // As `serve` starts it: the index in the store folder, its threads at the background nice.
     let (index, _follower) = if args.text_index {

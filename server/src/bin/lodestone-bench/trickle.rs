@@ -2,6 +2,7 @@
 //! live store, and prints commits per second for each tenth of the run.
 
 use lodestone_server::config::ServerSettings;
+use lodestone_server::priority::Nice;
 use lodestone_store::load::{parse_into, ParseOptions, RdfFormat};
 use lodestone_store::model::{GraphName, NamedNode};
 use lodestone_store::{Store, StoreOptions};
@@ -65,12 +66,8 @@ pub struct TrickleArgs {
     pub data: Option<PathBuf>,
     /// The server's `--background-nice`: RocksDB's flushes and compactions run at the lowest
     /// CPU priority whenever it is above 0, as `serve` opens the store.
-    #[arg(
-        long,
-        default_value_t = ServerSettings::default().background_nice.get(),
-        value_parser = clap::value_parser!(u8).range(0..=19)
-    )]
-    pub background_nice: u8,
+    #[arg(long, default_value_t = ServerSettings::default().background_nice)]
+    pub background_nice: Nice,
 }
 
 /// Time a tenth of the run spent in each step of its transactions.
@@ -103,8 +100,8 @@ pub fn run(args: &TrickleArgs) -> anyhow::Result<()> {
         .data
         .clone()
         .unwrap_or_else(|| temp.path().join("store"));
-    let options =
-        StoreOptions::default().with_background_at_lowest_priority(args.background_nice > 0);
+    let options = StoreOptions::default()
+        .with_background_at_lowest_priority(args.background_nice.lowers_store_background());
     let store = Store::open(&path, options)?;
     let transactions = args.transactions;
     let tenth = (transactions / 10).max(1);

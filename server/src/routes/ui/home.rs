@@ -1,8 +1,9 @@
 //! `GET /`: what the dataset is, its size, its main classes and a few places to start.
 
 use super::names::Names;
-use super::{blocking, html, layout};
+use super::{html, layout};
 use crate::error::ApiError;
+use crate::respond::stream::run_unslotted;
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -23,7 +24,7 @@ const EXAMPLE_CLASSES: usize = 3;
 
 pub(super) async fn home(State(state): State<AppState>) -> Result<Response, ApiError> {
     let reading = state.clone();
-    let page = blocking(&state, move || {
+    let page = run_unslotted(&state, move || {
         let counts = reading
             .counts()
             .map_err(|e| ApiError::from_store(e, Duration::ZERO))?;

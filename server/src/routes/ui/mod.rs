@@ -73,18 +73,6 @@ pub fn html(status: StatusCode, page: Result<String, WebError>) -> Result<Respon
     Ok(response)
 }
 
-/// Runs page work on a blocking thread (no query slot: these pages read statistics and must
-/// answer while every slot is busy; the SPARQL page takes one like any query).
-pub async fn blocking<T: Send + 'static>(
-    state: &AppState,
-    work: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
-) -> Result<T, ApiError> {
-    state
-        .spawn_read(work)
-        .await
-        .map_err(|e| ApiError::Internal(format!("page task failed: {e}")))?
-}
-
 async fn asset(Path(file): Path<String>) -> Response {
     match lodestone_web::ui::assets::by_name(&file) {
         Some((media_type, content)) => {

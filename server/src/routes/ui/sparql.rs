@@ -5,12 +5,12 @@
 //! protocol does (same parser, dataset, budget and query slot) but shows at most
 //! [`SHOWN_ROWS`] rows, with links to the full answer in each syntax.
 
-use super::{blocking, html, layout, prefers_html};
+use super::{html, layout, prefers_html};
 use crate::error::ApiError;
 use crate::extract::sparql::{Operation, SparqlRequest};
 use crate::respond::rdf::RDF_OFFERS;
 use crate::respond::results::RESULT_OFFERS;
-use crate::respond::stream::run_blocking;
+use crate::respond::stream::{run_blocking, run_unslotted};
 use crate::routes::sparql::{budget, parser};
 use crate::state::AppState;
 use axum::http::{Method, StatusCode};
@@ -54,10 +54,11 @@ pub fn is_for_browser(method: &Method, request: &SparqlRequest) -> bool {
 /// The editor page, with the answer of the query it carries.
 pub async fn page(state: AppState, request: SparqlRequest) -> Result<Response, ApiError> {
     let reading = state.clone();
-    let prefixes = blocking(&state, move || dataset_prefixes(&reading.store().reader())).await?;
+    let prefixes =
+        run_unslotted(&state, move || dataset_prefixes(&reading.store().reader())).await?;
     let top_class = {
         let reading = state.clone();
-        blocking(&state, move || top_class(&reading.store().reader())).await?
+        run_unslotted(&state, move || top_class(&reading.store().reader())).await?
     };
     let mut page = SparqlPage {
         layout: layout(&state, "SPARQL"),

@@ -7,10 +7,11 @@
 mod state;
 
 use super::names::Names;
-use super::{blocking, html, layout};
+use super::{html, layout};
 use crate::error::ApiError;
 use crate::facets::model::{FacetQuery, ViewKind};
 use crate::facets::response::FacetAnswer;
+use crate::respond::stream::run_unslotted;
 use crate::state::AppState;
 use axum::extract::{RawQuery, State};
 use axum::http::StatusCode;
@@ -69,7 +70,7 @@ pub(super) async fn search(
     let budget = Duration::from_millis(search.timeout_ms).min(state.settings().query_timeout);
     let permit = state.try_permit()?;
     let reading = state.clone();
-    let page = blocking(&state, move || {
+    let page = run_unslotted(&state, move || {
         let _permit = permit;
         let store = reading.store();
         let engine = reading.facets();
