@@ -70,7 +70,7 @@ pub struct ServeArgs {
     /// [default: 10MB] [toml: max_body_bytes]
     #[arg(long, env = "LODESTONE_MAX_BODY_BYTES", value_name = "SIZE")]
     pub max_body_bytes: Option<ByteSize>,
-    /// Largest Graph Store upload (PUT/POST /store body) [default: 1GB]
+    /// Largest Graph Store upload (PUT/POST /store body) [default: the memory budget / 32]
     /// [toml: max_upload_bytes]
     #[arg(long, env = "LODESTONE_MAX_UPLOAD_BYTES", value_name = "SIZE")]
     pub max_upload_bytes: Option<ByteSize>,
@@ -147,6 +147,17 @@ pub struct ServeArgs {
     /// Site name in the header of HTML pages [default: Lodestone] [toml: site_name]
     #[arg(long, env = "LODESTONE_SITE_NAME", value_name = "NAME")]
     pub site_name: Option<String>,
+    /// Host names the server is reached under, comma-separated (`data.example.org`); with
+    /// --open-updates a write must be addressed to one of them, to `localhost` or to an IP
+    /// address, so that a page on a hostile name resolving here cannot write (DNS rebinding)
+    /// [toml: public_hosts]
+    #[arg(
+        long,
+        env = "LODESTONE_PUBLIC_HOSTS",
+        value_name = "NAMES",
+        value_delimiter = ','
+    )]
+    pub public_hosts: Option<Vec<String>>,
     /// Seconds a client has to send a request's headers, and then its whole body; slower
     /// clients are disconnected (headers) or answered 408 (body) [default: 30]
     /// [toml: read_timeout]
@@ -214,6 +225,8 @@ pub struct FileConfig {
     pub label_properties: Option<Vec<String>>,
     /// See `--site-name`.
     pub site_name: Option<String>,
+    /// See `--public-hosts`.
+    pub public_hosts: Option<Vec<String>>,
     /// See `--read-timeout`.
     pub read_timeout: Option<f64>,
     /// See `--max-header-bytes`.
@@ -226,6 +239,11 @@ pub struct FileConfig {
 
 /// The smallest `max_header_bytes`: hyper's read buffer cannot be smaller.
 pub const MIN_HEADER_BYTES: usize = 8 << 10;
+
+/// The memory an upload takes while it is parsed into one transaction, as a multiple of its
+/// size (a 100 MB N-Triples body peaked at 3.06 GB: terms, the transaction's overlay, the text
+/// index's share); the default upload limit is the memory budget divided by it.
+pub const UPLOAD_COST_FACTOR: usize = 32;
 
 /// A size in bytes, written as a number or with a unit (`10MB`, `512KiB`, `1G`); units are
 /// binary (1 KB = 1024 bytes).
@@ -306,6 +324,9 @@ pub struct ServerSettings {
     pub max_body_bytes: usize,
     /// Largest Graph Store upload in bytes.
     pub max_upload_bytes: usize,
+    /// Bytes of request bodies held in memory at once, all requests together (at least the
+    /// largest single body); a body that would pass it is answered 503 at once.
+    pub max_body_bytes_in_flight: usize,
     /// Engine operations (queries, updates, Graph Store requests) running at once.
     pub max_concurrent_queries: usize,
     /// Requests that may wait for a slot (for at most their budget) when all are taken.
@@ -324,6 +345,16 @@ pub struct ServerSettings {
     pub read_timeout: Duration,
     /// Largest request head in bytes (at least 8192, hyper's smallest buffer).
     pub max_header_bytes: usize,
+    /// Time a response's writes may make no progress (a client that stops reading) before the
+    /// connection is closed.
+    pub write_timeout: Duration,
+    /// Connections open at once (lowered to what the descriptor limit leaves).
+    pub max_connections: usize,
+    /// Connections open at once from one address.
+    pub max_connections_per_peer: usize,
+    /// Host names (lower case, without port) the server is reached under, besides `localhost`
+    /// and IP addresses; with open updates, writes addressed to other names are refused.
+    pub public_hosts: Vec<String>,
     /// The browsing pages (home, search, lookup, SPARQL editor, status).
     pub ui: crate::routes::ui::UiSettings,
     /// Where `SERVICE` calls may go.
@@ -343,6 +374,7 @@ impl Default for ServerSettings {
             query_timeout: Duration::from_secs(30),
             max_body_bytes: 10 << 20,
             max_upload_bytes: 1 << 30,
+            max_body_bytes_in_flight: 1 << 30,
             max_concurrent_queries: 16,
             query_queue: 0,
             result_row_cap: 1_000_000,
@@ -352,6 +384,10 @@ impl Default for ServerSettings {
             pages: crate::routes::pages::settings::PageSettings::default(),
             read_timeout: Duration::from_secs(30),
             max_header_bytes: 64 << 10,
+            write_timeout: Duration::from_secs(30),
+            max_connections: 4096,
+            max_connections_per_peer: 256,
+            public_hosts: Vec::new(),
             ui: crate::routes::ui::UiSettings::default(),
             service: crate::federation::ServicePolicy::default(),
             read_nice: Nice::READ,
@@ -374,6 +410,12 @@ impl ServerSettings {
         self
     }
 
+    /// Host names the server is reached under (see [`Self::public_hosts`]).
+    pub fn with_public_hosts(mut self, names: &[&str]) -> Self {
+        self.public_hosts = names.iter().map(|n| n.to_ascii_lowercase()).collect();
+        self
+    }
+
     /// Writes need no token.
     pub fn with_open_updates(mut self) -> Self {
         self.updates = UpdatePolicy::Open;
@@ -386,15 +428,35 @@ impl ServerSettings {
         self
     }
 
+    /// The caps on open connections, in all and from one address.
+    pub fn with_max_connections(mut self, total: usize, per_peer: usize) -> Self {
+        self.max_connections = total;
+        self.max_connections_per_peer = per_peer;
+        self
+    }
+
+    /// How long a response's writes may stall before its connection is closed.
+    pub fn with_write_timeout(mut self, timeout: Duration) -> Self {
+        self.write_timeout = timeout;
+        self
+    }
+
     /// The largest SPARQL request body.
     pub fn with_max_body_bytes(mut self, bytes: usize) -> Self {
         self.max_body_bytes = bytes;
         self
     }
 
+    /// The bytes of request bodies held at once, all requests together.
+    pub fn with_max_body_bytes_in_flight(mut self, bytes: usize) -> Self {
+        self.max_body_bytes_in_flight = bytes;
+        self
+    }
+
     /// The largest Graph Store upload.
     pub fn with_max_upload_bytes(mut self, bytes: usize) -> Self {
         self.max_upload_bytes = bytes;
+        self.max_body_bytes_in_flight = self.max_body_bytes_in_flight.max(bytes);
         self
     }
 
@@ -621,15 +683,14 @@ impl Config {
             "max_body_bytes",
             defaults.max_body_bytes,
         )?;
-        let max_upload_bytes = size(
-            pick!(
-                max_upload_bytes,
-                "--max-upload-bytes",
-                "LODESTONE_MAX_UPLOAD_BYTES"
-            ),
-            "max_upload_bytes",
-            defaults.max_upload_bytes,
-        )?;
+        // The default upload limit follows the memory budget (below, once it is known).
+        let max_upload_bytes = pick!(
+            max_upload_bytes,
+            "--max-upload-bytes",
+            "LODESTONE_MAX_UPLOAD_BYTES"
+        )
+        .map(|value| size(Some(value), "max_upload_bytes", 0))
+        .transpose()?;
 
         let max_concurrent_queries = match pick!(
             max_concurrent_queries,
@@ -680,6 +741,11 @@ impl Config {
         };
         let memory_bytes = usize::try_from(memory << 20).unwrap_or(usize::MAX);
         store = store.with_memory_budget(memory_bytes);
+        // An upload costs about 30 times its size while it is parsed into one transaction
+        // (docs/configuration.md), and every body in flight is held whole.
+        let max_upload_bytes =
+            max_upload_bytes.unwrap_or((memory_bytes / UPLOAD_COST_FACTOR).max(1 << 20));
+        let max_body_bytes_in_flight = (memory_bytes / 4).max(max_body_bytes).max(max_upload_bytes);
         store =
             store.with_sync_writes(pick!(sync, "--sync", "LODESTONE_SYNC").is_some_and(|(v, _)| v));
 
@@ -767,6 +833,15 @@ impl Config {
             },
         };
 
+        let public_hosts = pick!(public_hosts, "--public-hosts", "LODESTONE_PUBLIC_HOSTS")
+            .map_or_else(Vec::new, |(names, _)| {
+                names
+                    .iter()
+                    .map(|n| n.trim().to_ascii_lowercase())
+                    .filter(|n| !n.is_empty())
+                    .collect()
+            });
+
         Ok(Self {
             data,
             bind,
@@ -777,6 +852,7 @@ impl Config {
                 query_timeout,
                 max_body_bytes,
                 max_upload_bytes,
+                max_body_bytes_in_flight,
                 max_concurrent_queries,
                 query_queue,
                 result_row_cap,
@@ -786,6 +862,10 @@ impl Config {
                 pages,
                 read_timeout,
                 max_header_bytes,
+                write_timeout: read_timeout,
+                max_connections: defaults.max_connections,
+                max_connections_per_peer: defaults.max_connections_per_peer,
+                public_hosts,
                 ui: crate::routes::ui::UiSettings {
                     description: pick!(
                         site_description,

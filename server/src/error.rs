@@ -77,6 +77,12 @@ pub enum ApiError {
     /// Every query slot is taken.
     #[error("the server is busy: too many queries are running; retry in a moment")]
     Busy,
+    /// The request bodies being received or handled already fill the server's budget for them.
+    #[error("the server is receiving too many request bodies at once (their limit together is {limit} bytes); retry in a moment")]
+    BodiesInFlight {
+        /// The budget of all bodies in flight, in bytes.
+        limit: usize,
+    },
     /// A query parameter is missing or invalid.
     #[error("parameter `{name}`: {message}")]
     BadParameter {
@@ -140,6 +146,7 @@ impl ApiError {
             }
             Self::Timeout(_) => ("timeout", StatusCode::SERVICE_UNAVAILABLE),
             Self::Busy => ("busy", StatusCode::SERVICE_UNAVAILABLE),
+            Self::BodiesInFlight { .. } => ("bodies_in_flight", StatusCode::SERVICE_UNAVAILABLE),
             Self::Internal(_) => ("internal", StatusCode::INTERNAL_SERVER_ERROR),
             Self::BadParameter { .. } => ("bad_parameter", StatusCode::BAD_REQUEST),
             Self::NotFound(_) => ("not_found", StatusCode::NOT_FOUND),
@@ -208,7 +215,7 @@ impl IntoResponse for ApiError {
                     HeaderValue::from_static("Bearer realm=\"lodestone\""),
                 );
             }
-            Self::Busy => {
+            Self::Busy | Self::BodiesInFlight { .. } => {
                 headers.insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
             }
             _ => {}
@@ -246,6 +253,7 @@ mod tests {
             },
             ApiError::Timeout(Duration::from_secs(1)),
             ApiError::Busy,
+            ApiError::BodiesInFlight { limit: 0 },
             ApiError::TooComplex(String::new()),
             ApiError::RequestTimeout(Duration::from_secs(1)),
             ApiError::HeaderTooLarge { limit: 0 },

@@ -9,6 +9,7 @@ pub mod allocator;
 pub mod cli;
 mod commands;
 pub mod config;
+pub mod connections;
 pub mod error;
 pub mod extract;
 pub mod facets;

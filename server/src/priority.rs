@@ -97,6 +97,24 @@ impl Nice {
     }
 }
 
+/// The stack of every thread that handles requests: the runtime's workers and blocking pool
+/// ([`runtime_builder`]) and the write threads. User-supplied SPARQL and RDF trees are parsed,
+/// evaluated and dropped on them, recursing once per level; the request bounds
+/// ([`crate::extract::nesting`], [`crate::extract::tree_depth`]) keep every tree they admit
+/// within a small part of this. Only the pages a thread touches take memory.
+pub const STACK_BYTES: usize = 64 << 20;
+
+/// The async runtime of the server (and of tests that run it): threads named
+/// `lodestone-http`, with stacks of [`STACK_BYTES`].
+pub fn runtime_builder() -> tokio::runtime::Builder {
+    let mut builder = tokio::runtime::Builder::new_multi_thread();
+    builder
+        .enable_all()
+        .thread_name("lodestone-http")
+        .thread_stack_size(STACK_BYTES);
+    builder
+}
+
 thread_local! {
     /// The nice value [`spawn_read`] last gave this blocking-pool thread.
     static READ_NICE: Cell<Option<Nice>> = const { Cell::new(None) };
@@ -176,6 +194,7 @@ impl WriteThread {
         let (jobs, queue) = mpsc::channel::<Job>();
         std::thread::Builder::new()
             .name(name.into())
+            .stack_size(STACK_BYTES)
             .spawn(move || {
                 nice.apply_to_current_thread();
                 for job in queue {

@@ -7,19 +7,24 @@
 
 use crate::config::Config;
 use crate::config::MIN_HEADER_BYTES;
+use crate::connections::{raise_descriptor_limit, ConnectionLimits, TimedWrites, REFUSAL};
 use crate::routes::app;
-use crate::sample::load_sample;
+use crate::sample::load_sample as load_sample_into;
 use crate::state::AppState;
 use anyhow::Context;
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
-use lodestone_store::Store;
+use lodestone_store::{Store, StoreOptions};
 use std::future::Future;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::TcpListener;
+
+/// How long a stopping server waits for open requests before it drops them.
+pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
 
 /// Runs the server described by `config` until ctrl-c or SIGTERM.
 pub fn run(config: Config) -> anyhow::Result<()> {
@@ -27,24 +32,12 @@ pub fn run(config: Config) -> anyhow::Result<()> {
     if let Some(file) = &config.config_file {
         tracing::info!("configuration read from {}", file.display());
     }
-    let fresh = is_missing_or_empty(&config.data)?;
+    raise_descriptor_limit();
+    if needs_creation(&config.data)? {
+        create_store(&config.data, &config.store, config.load_sample)?;
+    }
     let store = Store::open(&config.data, config.store.clone())
         .with_context(|| format!("cannot open the store at {}", config.data.display()))?;
-    if fresh && config.load_sample {
-        tracing::info!(
-            "new store at {}: loading the sample dataset (--no-sample to skip)",
-            config.data.display()
-        );
-        let report = load_sample(&store).context("loading the sample dataset failed")?;
-        tracing::info!(
-            "sample dataset loaded: {} quads in {:.1} s",
-            report.quads_added,
-            report.elapsed.as_secs_f64()
-        );
-        for error in &report.first_errors {
-            tracing::warn!("sample statement skipped: {error}");
-        }
-    }
     let store = Arc::new(store);
     let state = AppState::new(Arc::clone(&store), config.server.clone());
     let (text_index, follower) = crate::text_index::start(
@@ -65,9 +58,7 @@ pub fn run(config: Config) -> anyhow::Result<()> {
         config.server.query_timeout.as_secs_f64(),
         config.server.max_concurrent_queries
     );
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .thread_name("lodestone-http")
+    let runtime = crate::priority::runtime_builder()
         .build()
         .context("cannot start the async runtime")?;
     let result = runtime.block_on(async {
@@ -90,25 +81,30 @@ pub fn run(config: Config) -> anyhow::Result<()> {
 /// open requests to finish. Tests use it with a listener on port 0.
 ///
 /// Each connection is HTTP/1.1 with the settings' limits: a request head larger than
-/// `max_header_bytes` is answered 431, and a client that takes longer than `read_timeout` to
-/// send its headers is disconnected. At shutdown, idle connections are closed at once and busy
-/// ones after their current response.
+/// `max_header_bytes` is answered 431; a client that takes longer than `read_timeout` to send
+/// its headers, or to send its next request on a kept-alive connection, is disconnected, as is
+/// one that reads nothing of a response for `write_timeout`; connections past the caps
+/// ([`ConnectionLimits`]) get a short 503 and are closed. At shutdown, idle connections are
+/// closed at once and busy ones after their current response, for at most [`SHUTDOWN_GRACE`].
 pub async fn serve_listener(
     listener: TcpListener,
     state: AppState,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
+    let settings = state.settings().clone();
     let mut http = http1::Builder::new();
     http.timer(TokioTimer::new())
-        .header_read_timeout(state.settings().read_timeout)
-        .max_buf_size(state.settings().max_header_bytes.max(MIN_HEADER_BYTES));
+        .header_read_timeout(settings.read_timeout)
+        .max_buf_size(settings.max_header_bytes.max(MIN_HEADER_BYTES));
+    let write_timeout = settings.write_timeout;
+    let limits = ConnectionLimits::new(settings.max_connections, settings.max_connections_per_peer);
     let service = TowerToHyperService::new(app(state));
     let connections = GracefulShutdown::new();
     tokio::pin!(shutdown);
     loop {
-        let socket = tokio::select! {
+        let (socket, peer) = tokio::select! {
             accepted = listener.accept() => match accepted {
-                Ok((socket, _)) => socket,
+                Ok(accepted) => accepted,
                 Err(error) => {
                     // Out of file descriptors, or a connection reset before it was accepted:
                     // wait a moment instead of spinning.
@@ -119,20 +115,136 @@ pub async fn serve_listener(
             },
             () = &mut shutdown => break,
         };
+        let Some(admission) = limits.admit(peer.ip()) else {
+            // Told why, without waiting for the client, then closed.
+            let _ = socket.try_write(REFUSAL);
+            tracing::debug!(%peer, "connection refused: at the connection cap");
+            continue;
+        };
         if let Err(error) = socket.set_nodelay(true) {
             tracing::debug!(%error, "cannot set TCP_NODELAY");
         }
-        let connection =
-            connections.watch(http.serve_connection(TokioIo::new(socket), service.clone()));
+        let io = TokioIo::new(TimedWrites::new(socket, write_timeout));
+        let connection = connections.watch(http.serve_connection(io, service.clone()));
         tokio::spawn(async move {
             if let Err(error) = connection.await {
                 tracing::debug!(%error, "connection ended with an error");
             }
+            drop(admission);
         });
     }
     drop(listener);
-    connections.shutdown().await;
+    if tokio::time::timeout(SHUTDOWN_GRACE, connections.shutdown())
+        .await
+        .is_err()
+    {
+        tracing::warn!(
+            "stopping with requests still open after {} s",
+            SHUTDOWN_GRACE.as_secs()
+        );
+    }
     Ok(())
+}
+
+/// Creates a new store at `data` whole or not at all: it is made, and given the sample, in a
+/// staging folder beside `data`, then renamed into place. A process killed meanwhile leaves no
+/// store (the next start begins again and removes the leftover), never a half-made one.
+fn create_store(data: &Path, options: &StoreOptions, load_sample: bool) -> anyhow::Result<()> {
+    let name = data
+        .file_name()
+        .with_context(|| format!("{} does not name a folder", data.display()))?
+        .to_string_lossy()
+        .into_owned();
+    let parent = match data.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    std::fs::create_dir_all(&parent)
+        .with_context(|| format!("cannot create {}", parent.display()))?;
+    let prefix = format!(".{name}.staging-");
+    for entry in std::fs::read_dir(&parent)?.flatten() {
+        if entry.file_name().to_string_lossy().starts_with(&prefix) {
+            tracing::info!(
+                "removing {}, left by a start that did not finish",
+                entry.path().display()
+            );
+            std::fs::remove_dir_all(entry.path())
+                .with_context(|| format!("cannot remove {}", entry.path().display()))?;
+        }
+    }
+    let staging = parent.join(format!("{prefix}{}", std::process::id()));
+    {
+        let store = Store::open(&staging, options.clone())
+            .with_context(|| format!("cannot create a store at {}", staging.display()))?;
+        if load_sample {
+            tracing::info!(
+                "new store at {}: loading the sample dataset (--no-sample to skip)",
+                data.display()
+            );
+            let report = load_sample_into(&store).context("loading the sample dataset failed")?;
+            tracing::info!(
+                "sample dataset loaded: {} quads in {:.1} s",
+                report.quads_added,
+                report.elapsed.as_secs_f64()
+            );
+            for error in &report.first_errors {
+                tracing::warn!("sample statement skipped: {error}");
+            }
+        }
+        store.flush().context("flushing the new store failed")?;
+    }
+    if data.exists() {
+        // An empty folder made for the store, perhaps a mount point that cannot be replaced:
+        // its files move in one by one under a marker, RocksDB's `CURRENT` last.
+        move_into(&staging, data)?;
+    } else {
+        std::fs::rename(&staging, data)
+            .with_context(|| format!("cannot move the new store to {}", data.display()))?;
+    }
+    std::fs::File::open(&parent).and_then(|dir| dir.sync_all())?;
+    Ok(())
+}
+
+/// Marks a store folder whose files are still being moved in; a start that finds it empties
+/// the folder and creates the store again.
+const CREATING_MARKER: &str = ".lodestone-creating";
+
+fn move_into(staging: &Path, data: &Path) -> anyhow::Result<()> {
+    let marker = data.join(CREATING_MARKER);
+    std::fs::File::create(&marker)?.sync_all()?;
+    let mut entries: Vec<_> = std::fs::read_dir(staging)?
+        .map(|e| e.map(|e| e.file_name()))
+        .collect::<Result<_, _>>()?;
+    entries.sort_by_key(|name| name == "CURRENT");
+    for name in entries {
+        std::fs::rename(staging.join(&name), data.join(&name))
+            .with_context(|| format!("cannot move the new store to {}", data.display()))?;
+    }
+    std::fs::File::open(data).and_then(|dir| dir.sync_all())?;
+    std::fs::remove_file(&marker)?;
+    std::fs::remove_dir(staging)?;
+    Ok(())
+}
+
+/// Whether `data` needs a new store: missing, empty, or left half-filled by a start that was
+/// stopped while moving a new store in (then it is emptied here).
+fn needs_creation(data: &Path) -> anyhow::Result<bool> {
+    if data.join(CREATING_MARKER).exists() {
+        tracing::info!(
+            "{} holds a store whose creation did not finish: creating it again",
+            data.display()
+        );
+        for entry in std::fs::read_dir(data)? {
+            let path = entry?.path();
+            if path.is_dir() {
+                std::fs::remove_dir_all(&path)?;
+            } else {
+                std::fs::remove_file(&path)?;
+            }
+        }
+        return Ok(true);
+    }
+    is_missing_or_empty(data)
 }
 
 fn is_missing_or_empty(path: &std::path::Path) -> anyhow::Result<bool> {

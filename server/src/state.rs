@@ -5,6 +5,7 @@
 
 use crate::config::ServerSettings;
 use crate::error::ApiError;
+use crate::extract::body::BodyBudget;
 use crate::facets::FacetEngine;
 use crate::priority::WriteLanes;
 use crate::slots::{Slots, Taken};
@@ -15,6 +16,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 use tokio::sync::OwnedSemaphorePermit;
+
+/// Page requests that may wait for a page slot ([`AppState::page_slot`]).
+pub const PAGE_QUEUE: usize = 512;
+
+/// How long a page request waits for a page slot before it is answered "busy".
+pub const PAGE_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// Shared state of the HTTP application.
 #[derive(Clone)]
@@ -27,6 +34,7 @@ struct Inner {
     settings: ServerSettings,
     queries: Slots,
     writes: Slots,
+    pages: Slots,
     writers: WriteLanes,
     metrics: Metrics,
     started: Instant,
@@ -35,6 +43,7 @@ struct Inner {
     text_function: OnceLock<(oxrdf::NamedNode, lodestone_store::sparql::CustomFunction)>,
     facets: FacetEngine,
     page_cache: Arc<crate::routes::pages::cache::PageCache>,
+    bodies: BodyBudget,
 }
 
 impl AppState {
@@ -42,13 +51,16 @@ impl AppState {
     pub fn new(store: Arc<Store>, settings: ServerSettings) -> Self {
         let queries = Slots::new(settings.max_concurrent_queries, settings.query_queue);
         let writes = Slots::new(1, settings.query_queue);
+        let pages = Slots::new(settings.max_concurrent_queries, PAGE_QUEUE);
         let writers = WriteLanes::start(settings.large_write_nice);
+        let bodies = BodyBudget::new(settings.max_body_bytes_in_flight);
         Self {
             inner: Arc::new(Inner {
                 store,
                 settings,
                 queries,
                 writes,
+                pages,
                 writers,
                 metrics: Metrics::default(),
                 started: Instant::now(),
@@ -57,6 +69,7 @@ impl AppState {
                 text_function: OnceLock::new(),
                 facets: FacetEngine::default(),
                 page_cache: Arc::default(),
+                bodies,
             }),
         }
     }
@@ -74,6 +87,11 @@ impl AppState {
     /// The settings.
     pub fn settings(&self) -> &ServerSettings {
         &self.inner.settings
+    }
+
+    /// The budget of request bodies in memory at once.
+    pub fn body_budget(&self) -> &BodyBudget {
+        &self.inner.bodies
     }
 
     /// Runs read work on the runtime's blocking pool at the read priority
@@ -162,6 +180,19 @@ impl AppState {
             .queries
             .take(budget)
             .await
+            .ok_or_else(|| self.busy())
+    }
+
+    /// Takes a page slot: the browsing pages and entity documents run in slots of their own
+    /// (as many as the query slots, apart from them, so that pages answer while queries fill
+    /// theirs), waiting up to [`PAGE_WAIT`] in a queue of [`PAGE_QUEUE`]; a flood of page
+    /// requests then waits or is answered "busy" instead of filling the blocking pool.
+    pub async fn page_slot(&self) -> Result<OwnedSemaphorePermit, ApiError> {
+        self.inner
+            .pages
+            .take(PAGE_WAIT)
+            .await
+            .map(|taken| taken.permit)
             .ok_or_else(|| self.busy())
     }
 

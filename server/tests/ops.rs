@@ -297,3 +297,73 @@ fn crash_cycles_keep_every_graph_whole() {
     );
     assert!(report.contains("violations:               0"), "{report}");
 }
+
+/// A killed first start leaves no half-made store: whenever the kill comes, the next start
+/// creates the store again and serves the whole sample.
+#[test]
+fn a_first_start_killed_at_any_moment_leaves_no_broken_store() {
+    let dir = tempfile::tempdir().expect("dir");
+    let data = dir.path().join("store");
+    let mut expected = None;
+    for delay_ms in [30, 120, 250, 400, 700] {
+        let _ = std::fs::remove_dir_all(&data);
+        let mut child = Command::new(LODESTONE)
+            .args(["serve", "--bind", "127.0.0.1:0", "--data"])
+            .arg(&data)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start");
+        std::thread::sleep(Duration::from_millis(delay_ms));
+        let _ = child.kill();
+        let _ = child.wait();
+        let server = Server::start(&data, &[]);
+        let quads = count(&server, "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }");
+        assert!(quads > 0, "killed after {delay_ms} ms: the sample is there");
+        assert_eq!(
+            *expected.get_or_insert(quads),
+            quads,
+            "killed after {delay_ms} ms"
+        );
+    }
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path())
+        .expect("list")
+        .flatten()
+        .map(|e| e.file_name())
+        .filter(|name| name.to_string_lossy().contains("staging"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+/// `lodestone stats | head -1` and `lodestone dump | head -1` end quietly when the reader goes.
+#[test]
+fn output_into_a_closed_pipe_ends_quietly() {
+    let dir = tempfile::tempdir().expect("dir");
+    let data = dir.path().join("store").to_string_lossy().into_owned();
+    let mut turtle = String::new();
+    for i in 0..5_000 {
+        turtle.push_str(&format!(
+            "<http://e/s{i}> <http://e/p> \"a long enough literal to fill a pipe {i}\" .\n"
+        ));
+    }
+    let file = dir.path().join("data.nt");
+    std::fs::write(&file, turtle).expect("write");
+    let loaded = lodestone(&["load", "--data", &data, &file.to_string_lossy()]);
+    assert!(loaded.status.success());
+    for command in ["stats", "dump"] {
+        let mut child = Command::new(LODESTONE)
+            .args([command, "--data", &data])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start");
+        let mut stdout = child.stdout.take().expect("stdout");
+        let mut first = [0_u8; 16];
+        let _ = std::io::Read::read(&mut stdout, &mut first);
+        drop(stdout);
+        let output = child.wait_with_output().expect("wait");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!stderr.contains("panicked"), "{command}: {stderr}");
+        assert!(output.status.success(), "{command}: {stderr}");
+    }
+}

@@ -6,6 +6,8 @@
 //! offered for queries only, and this also stops form posts, which browsers send cross-site
 //! without asking), and refused with 401 without the right `Authorization: Bearer` token.
 //! Clients that are not browsers send no `Origin` and are not affected by the second rule.
+//! Without a token (`--open-updates`), a write must also be addressed to one of the server's
+//! own names ([`ServerSettings::public_hosts`]), which stops DNS rebinding.
 
 use crate::config::{ServerSettings, UpdatePolicy};
 use crate::error::ApiError;
@@ -18,7 +20,7 @@ pub fn authorize_write(settings: &ServerSettings, headers: &HeaderMap) -> Result
     }
     check_same_site(headers)?;
     match &settings.updates {
-        UpdatePolicy::Open => Ok(()),
+        UpdatePolicy::Open => check_host(headers, &settings.public_hosts),
         UpdatePolicy::Token(expected) => match bearer_token(headers) {
             Some(token) if constant_time_eq(token.as_bytes(), expected.as_bytes()) => Ok(()),
             _ => Err(ApiError::Unauthorized),
@@ -40,6 +42,48 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
         return false;
     }
     a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// Refuses an open write addressed to a name that is not the server's.
+///
+/// A page on `evil.example` whose name the attacker re-points at this server's address (DNS
+/// rebinding) is same-site with itself, so the `Origin` rule lets it through; without a token
+/// only the `Host` tells such a write apart. IP addresses and `localhost` are always this
+/// server's names; others must be listed in `public_hosts`.
+fn check_host(headers: &HeaderMap, public_hosts: &[String]) -> Result<(), ApiError> {
+    // Browsers always send `Host`; a client without one is not a page being rebound.
+    let Some(host) = headers.get(header::HOST) else {
+        return Ok(());
+    };
+    let host = host.to_str().unwrap_or_default();
+    if is_own_name(host, public_hosts) {
+        Ok(())
+    } else {
+        Err(ApiError::Forbidden(format!(
+            "writes without a token are accepted only when addressed to this server by IP \
+             address, localhost or a name listed in --public-hosts, not {host:?}"
+        )))
+    }
+}
+
+/// Whether a `Host` header (`name[:port]`, `[v6]:port`) names this server.
+fn is_own_name(host: &str, public_hosts: &[String]) -> bool {
+    let host = host.trim().to_ascii_lowercase();
+    let name = match host.strip_prefix('[') {
+        Some(v6) => {
+            return v6
+                .split(']')
+                .next()
+                .is_some_and(|ip| ip.parse::<std::net::Ipv6Addr>().is_ok())
+        }
+        None => host
+            .rsplit_once(':')
+            .map_or(host.as_str(), |(name, _)| name),
+    };
+    let name = name.trim_end_matches('.');
+    name == "localhost"
+        || name.parse::<std::net::Ipv4Addr>().is_ok()
+        || public_hosts.iter().any(|p| p.trim_end_matches('.') == name)
 }
 
 /// Refuses a request whose `Origin` is not the server it is sent to.
@@ -88,6 +132,28 @@ mod tests {
             map.insert(name.clone(), HeaderValue::from_static(value));
         }
         map
+    }
+
+    #[test]
+    fn own_names() {
+        let public = vec!["data.example.org".to_owned()];
+        assert!(is_own_name("127.0.0.1:7171", &public));
+        assert!(is_own_name("[::1]:7171", &public));
+        assert!(is_own_name("LOCALHOST", &public));
+        assert!(is_own_name("data.example.org:8080", &public));
+        assert!(!is_own_name("evil.example:7171", &public));
+        assert!(!is_own_name("", &public));
+        let open = ServerSettings::default().with_open_updates();
+        let rebound = headers(&[
+            (header::HOST, "evil.example:7171"),
+            (header::ORIGIN, "http://evil.example:7171"),
+        ]);
+        assert!(matches!(
+            authorize_write(&open, &rebound),
+            Err(ApiError::Forbidden(_))
+        ));
+        let local = headers(&[(header::HOST, "127.0.0.1:7171")]);
+        assert!(authorize_write(&open, &local).is_ok());
     }
 
     #[test]

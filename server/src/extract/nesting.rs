@@ -1,12 +1,15 @@
-//! The nesting depth of a SPARQL query or update, measured before it is parsed.
+//! The shape of a SPARQL query or update, measured on its text before it is parsed.
 //!
-//! The SPARQL parser, the evaluator and even dropping the parsed tree recurse once per level of
-//! brackets and once per prefix operator (`!`, `^`, unary `-`/`+`). A request nested a few
-//! thousand levels deep would overflow a thread's stack, which aborts the whole process, and
-//! the parser backtracks exponentially on some nestings long before that — so
-//! the text is scanned first, and anything deeper than [`MAX_DEPTH`] is refused. The scan skips
-//! strings, IRIs and comments, so brackets inside them do not count; it never under-counts
-//! real nesting.
+//! The SPARQL parser recurses once per level of brackets, quoted triples (`<< … >>`) and prefix
+//! operators (`!`, `^`, unary `-`/`+`), and backtracks exponentially on some nestings; the tree
+//! it builds is as deep as the longest chain of operators, unions, optionals or path steps; and
+//! the evaluator, and even dropping the tree, recurse once per level of it. A request that
+//! overflowed a thread's stack would abort the whole process. So the text is scanned first:
+//! anything nested deeper than [`MAX_DEPTH`], or with more than [`MAX_OPERATORS`] operators
+//! and group keywords in all, is refused before the parser sees it. The parsed tree is then
+//! bounded again, exactly, by [`super::tree_depth`]. The scan skips strings, IRIs and comments;
+//! it never under-counts real nesting, and over-counts operators at worst (a signed number
+//! counts as one).
 
 use crate::error::ApiError;
 
@@ -16,22 +19,56 @@ use crate::error::ApiError;
 /// parsing happens before the time budget starts.
 pub const MAX_DEPTH: usize = 32;
 
-/// Refuses a SPARQL text nested deeper than [`MAX_DEPTH`].
-pub fn check_depth(text: &str) -> Result<(), ApiError> {
-    let depth = nesting_depth(text.as_bytes());
-    if depth > MAX_DEPTH {
+/// The most operators, `{` groups and pattern keywords (`UNION`, `OPTIONAL`, `MINUS`, `FILTER`,
+/// `BIND`, `GRAPH`, `SERVICE`) accepted in one request. It bounds the depth of any tree the
+/// parser can build from the text, and with it the stack that dropping a refused tree needs.
+pub const MAX_OPERATORS: usize = 20_000;
+
+/// What the text scan finds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TextShape {
+    /// The deepest nesting of brackets, quoted triples and runs of prefix operators.
+    pub depth: usize,
+    /// Operators, `{` and pattern keywords, wherever they stand.
+    pub operators: usize,
+}
+
+/// Refuses a SPARQL text nested deeper than [`MAX_DEPTH`] or with more than
+/// [`MAX_OPERATORS`] operators.
+pub fn check_text(text: &str) -> Result<(), ApiError> {
+    let shape = scan(text.as_bytes());
+    if shape.depth > MAX_DEPTH {
         return Err(ApiError::TooComplex(format!(
-            "the request is nested {depth} levels deep (brackets and prefix operators); the limit is {MAX_DEPTH}"
+            "the request is nested {} levels deep (brackets, quoted triples and prefix operators); the limit is {MAX_DEPTH}",
+            shape.depth
+        )));
+    }
+    if shape.operators > MAX_OPERATORS {
+        return Err(ApiError::TooComplex(format!(
+            "the request has {} operators, groups and pattern keywords; the limit is {MAX_OPERATORS}",
+            shape.operators
         )));
     }
     Ok(())
 }
 
-/// The deepest nesting of brackets plus a run of prefix operators anywhere in `text`.
-pub fn nesting_depth(text: &[u8]) -> usize {
+/// Group keywords that make the parsed tree one level deeper each time they appear.
+const PATTERN_KEYWORDS: [&[u8]; 7] = [
+    b"union",
+    b"optional",
+    b"minus",
+    b"filter",
+    b"bind",
+    b"graph",
+    b"service",
+];
+
+/// Scans `text` once for its nesting depth and operator count.
+pub fn scan(text: &[u8]) -> TextShape {
     let mut depth = 0_usize;
     let mut unary_run = 0_usize;
     let mut deepest = 0_usize;
+    let mut operators = 0_usize;
     let mut i = 0;
     while i < text.len() {
         let byte = text[i];
@@ -45,30 +82,120 @@ pub fn nesting_depth(text: &[u8]) -> usize {
                 unary_run = 0;
                 continue;
             }
+            b'<' if text.get(i + 1) == Some(&b'<') => {
+                depth += 1 + unary_run;
+                unary_run = 0;
+                deepest = deepest.max(depth);
+                i += 2;
+                continue;
+            }
+            b'>' if text.get(i + 1) == Some(&b'>') => {
+                depth = depth.saturating_sub(1);
+                unary_run = 0;
+                i += 2;
+                continue;
+            }
             b'<' => {
                 if let Some(end) = iri_end(text, i) {
                     i = end;
                     unary_run = 0;
                     continue;
                 }
+                operators += 1;
                 unary_run = 0;
             }
-            b'(' | b'{' | b'[' => {
+            b'(' | b'[' => {
                 depth += 1 + unary_run;
                 unary_run = 0;
+            }
+            b'{' => {
+                depth += 1 + unary_run;
+                unary_run = 0;
+                operators += 1;
             }
             b')' | b'}' | b']' => {
                 depth = depth.saturating_sub(1);
                 unary_run = 0;
             }
-            b'!' | b'^' | b'-' | b'+' => unary_run += 1,
+            b'!' | b'^' | b'-' | b'+' => {
+                unary_run += 1;
+                operators += 1;
+            }
+            b'*' | b'/' | b'|' | b'&' | b'=' | b'>' => {
+                operators += 1;
+                unary_run = 0;
+            }
+            b if b.is_ascii_alphabetic() => {
+                let end = text[i..]
+                    .iter()
+                    .position(|b| !(b.is_ascii_alphanumeric() || *b == b'_'))
+                    .map_or(text.len(), |p| i + p);
+                let starts_word = i == 0
+                    || !matches!(text[i - 1], b':' | b'?' | b'$' | b'_' | b'.' | b'-')
+                        && !text[i - 1].is_ascii_alphanumeric();
+                let word = &text[i..end];
+                if starts_word
+                    && PATTERN_KEYWORDS
+                        .iter()
+                        .any(|k| word.eq_ignore_ascii_case(k))
+                {
+                    operators += 1;
+                }
+                unary_run = 0;
+                i = end;
+                continue;
+            }
             b if b.is_ascii_whitespace() => {}
             _ => unary_run = 0,
         }
         deepest = deepest.max(depth + unary_run);
         i += 1;
     }
-    deepest
+    TextShape {
+        depth: deepest,
+        operators,
+    }
+}
+
+/// The deepest nesting of brackets plus a run of prefix operators anywhere in `text`.
+pub fn nesting_depth(text: &[u8]) -> usize {
+    scan(text).depth
+}
+
+/// The deepest JSON nesting accepted in a JSON-LD document: the JSON-LD processor recurses per
+/// level, and real documents nest a dozen levels or so.
+pub const MAX_JSON_DEPTH: usize = 256;
+
+/// Refuses a JSON(-LD) document whose arrays and objects nest deeper than [`MAX_JSON_DEPTH`].
+pub fn check_json_depth(body: &[u8]) -> Result<(), ApiError> {
+    let mut depth = 0_usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    for &byte in body {
+        if in_string {
+            match byte {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match byte {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > MAX_JSON_DEPTH {
+                    return Err(ApiError::TooComplex(format!(
+                        "the JSON document nests more than {MAX_JSON_DEPTH} arrays and objects deep"
+                    )));
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// The index just after the next `stop` byte from `start` (or the end).
@@ -145,9 +272,51 @@ mod tests {
             "(".repeat(5000),
             ")".repeat(5000)
         );
-        assert!(matches!(check_depth(&deep), Err(ApiError::TooComplex(_))));
+        assert!(matches!(check_text(&deep), Err(ApiError::TooComplex(_))));
         let unary = format!("ASK {{ FILTER({}true) }}", "!".repeat(5000));
-        assert!(check_depth(&unary).is_err());
+        assert!(check_text(&unary).is_err());
+    }
+
+    #[test]
+    fn json_depth() {
+        assert!(check_json_depth(br#"{"@id": "x", "p": [{"@value": "[[[[{{{"}]}"#).is_ok());
+        let deep = format!(
+            "{}1{}",
+            "[".repeat(MAX_JSON_DEPTH + 1),
+            "]".repeat(MAX_JSON_DEPTH + 1)
+        );
+        assert!(check_json_depth(deep.as_bytes()).is_err());
+    }
+
+    #[test]
+    fn quoted_triples_nest() {
+        assert_eq!(
+            nesting_depth(b"ASK { << <a> <b> << <c> <d> <e> >> >> <p> ?o }"),
+            3
+        );
+        let deep = format!(
+            "ASK {{ {}?s ?p ?o{} }}",
+            "<< ".repeat(100),
+            " >>".repeat(100)
+        );
+        assert!(check_text(&deep).is_err());
+    }
+
+    #[test]
+    fn operators_and_pattern_keywords_count() {
+        let shape = scan(
+            b"SELECT * WHERE { ?s ?p ?o OPTIONAL { ?s ex:union ?x } FILTER(?x + 1 > 2 || !?y) }",
+        );
+        // `{` ×2, OPTIONAL, FILTER, `+`, `>`, `||` (two bars), `!`; not `ex:union` or `*`… but `*` is a
+        // multiplication to the scanner: one over-count.
+        assert_eq!(shape.operators, 10);
+        let chain = format!(
+            "SELECT ({} AS ?x) {{}}",
+            vec!["1"; MAX_OPERATORS + 2].join("+")
+        );
+        assert!(matches!(check_text(&chain), Err(ApiError::TooComplex(_))));
+        let unions = format!("ASK {{ {} }}", vec!["{}"; MAX_OPERATORS].join(" union "));
+        assert!(check_text(&unions).is_err());
     }
 
     /// What is accepted parses on a thread with the stack of a server worker (2 MiB) without
@@ -175,7 +344,7 @@ mod tests {
             ),
         ];
         for query in queries {
-            assert!(check_depth(&query).is_ok(), "{query}");
+            assert!(check_text(&query).is_ok(), "{query}");
             let text = query.clone();
             let parsed = std::thread::Builder::new()
                 .stack_size(2 << 20)

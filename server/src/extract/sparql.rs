@@ -11,13 +11,14 @@
 //! neither `query` nor `update` asks for the service description.
 
 use crate::error::ApiError;
-use crate::extract::deadline::ReadDeadline;
+use crate::extract::auth::authorize_write;
+use crate::extract::body::{read_body, BodyShare};
 use crate::extract::negotiate::AcceptHeader;
 use crate::state::AppState;
 use axum::extract::{FromRequest, Request};
-use axum::http::{header, HeaderMap, Method, StatusCode};
-use bytes::Bytes;
+use axum::http::{header, HeaderMap, Method};
 use oxrdf::NamedNode;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// The operation a protocol request carries.
@@ -52,6 +53,9 @@ pub struct SparqlRequest {
     pub accept: AcceptHeader,
     /// The request headers (authorization and origin checks need them).
     pub headers: HeaderMap,
+    /// The body's share of the server's budget of bodies in flight, held until the request is
+    /// answered.
+    _body: Option<Arc<BodyShare>>,
 }
 
 /// The media types a SPARQL POST may have.
@@ -90,31 +94,6 @@ pub fn content_type_essence(headers: &HeaderMap) -> String {
         .unwrap_or_default()
 }
 
-/// Reads a whole request body, mapping the size limit to 413.
-pub async fn read_body(request: Request, limit: usize) -> Result<Bytes, ApiError> {
-    // A declared length over the limit is refused before a byte of the body is read.
-    let declared = request
-        .headers()
-        .get(header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
-    if declared.is_some_and(|length| length > limit as u64) {
-        return Err(ApiError::PayloadTooLarge { limit });
-    }
-    let deadline = request.extensions().get::<ReadDeadline>().copied();
-    ReadDeadline::bound(deadline, async move {
-        Bytes::from_request(request, &())
-            .await
-            .map_err(|rejection| {
-                if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
-                    ApiError::PayloadTooLarge { limit }
-                } else {
-                    ApiError::BadRequest(rejection.body_text())
-                }
-            })
-    })
-    .await
-}
-
 /// Decoded `key=value` pairs of a query string or form body.
 pub fn parse_pairs(text: &[u8]) -> Vec<(String, String)> {
     form_urlencoded::parse(text).into_owned().collect()
@@ -132,6 +111,7 @@ impl FromRequest<AppState> for SparqlRequest {
             .map(|q| parse_pairs(q.as_bytes()))
             .unwrap_or_default();
         let mut body_operation = None;
+        let mut body_share = None;
         if method == Method::POST {
             let content_type = content_type_essence(&headers);
             if !POST_TYPES.contains(&content_type.as_str()) {
@@ -140,7 +120,18 @@ impl FromRequest<AppState> for SparqlRequest {
                     supported: POST_TYPES.iter().map(|t| (*t).to_owned()).collect(),
                 });
             }
-            let body = read_body(request, state.settings().max_body_bytes).await?;
+            // An update sent as such is refused before its body is read when it may not run,
+            // so a client without the token cannot make the server hold its bytes.
+            if content_type == "application/sparql-update" {
+                authorize_write(state.settings(), &headers)?;
+            }
+            let (body, share) = read_body(
+                request,
+                state.settings().max_body_bytes,
+                state.body_budget(),
+            )
+            .await?;
+            body_share = Some(Arc::new(share));
             match content_type.as_str() {
                 "application/x-www-form-urlencoded" => params.extend(parse_pairs(&body)),
                 kind => {
@@ -166,6 +157,7 @@ impl FromRequest<AppState> for SparqlRequest {
             format: single(&params, "format")?.map(str::to_owned),
             accept: accept_header(&headers),
             headers,
+            _body: body_share,
         })
     }
 }
@@ -185,12 +177,16 @@ fn operation(
         (None, Some(_), Some(_)) => Err(ApiError::BadRequest(
             "a request carries either query= or update=, not both".into(),
         )),
-        (None, None, Some(_)) if method == Method::GET => Err(ApiError::BadRequest(
+        // Only POST may change data: a GET, or a HEAD that a link checker or a cache sends
+        // without a thought, never runs an update.
+        (None, None, Some(_)) if method != Method::POST => Err(ApiError::BadRequest(
             "SPARQL updates must be sent with POST (form-encoded update= or application/sparql-update)".into(),
         )),
         (None, None, Some(update)) => Ok(Operation::Update(update.to_owned())),
         (None, Some(query), None) => Ok(Operation::Query(query.to_owned())),
-        (None, None, None) if method == Method::GET => Ok(Operation::ServiceDescription),
+        (None, None, None) if method == Method::GET || method == Method::HEAD => {
+            Ok(Operation::ServiceDescription)
+        }
         (None, None, None) => Err(ApiError::BadRequest(
             "the request has neither a query= nor an update= parameter".into(),
         )),
@@ -229,8 +225,9 @@ fn timeout(params: &[(String, String)]) -> Result<Option<Duration>, ApiError> {
         return Ok(None);
     };
     match text.trim().parse::<f64>() {
-        Ok(secs) if secs.is_finite() && secs > 0.0 && secs <= 86_400.0 => {
-            Ok(Some(Duration::from_secs_f64(secs)))
+        // Above the server's budget it is lowered to the budget, as documented.
+        Ok(secs) if secs.is_finite() && secs > 0.0 => {
+            Ok(Some(Duration::from_secs_f64(secs.min(86_400.0))))
         }
         _ => Err(ApiError::BadRequest(format!(
             "timeout: {text:?} is not a number of seconds above 0"
@@ -263,6 +260,7 @@ mod tests {
         );
         assert!(operation(&post, &[], None).is_err());
         assert!(operation(&get, &pairs(&[("update", "CLEAR ALL")]), None).is_err());
+        assert!(operation(&Method::HEAD, &pairs(&[("update", "DROP ALL")]), None).is_err());
         assert!(operation(&post, &pairs(&[("query", "a"), ("update", "b")]), None).is_err());
         assert!(operation(&post, &pairs(&[("query", "a"), ("query", "b")]), None).is_err());
         assert!(operation(
@@ -300,6 +298,10 @@ mod tests {
         )
         .is_err());
         assert!(timeout(&pairs(&[("timeout", "-1")])).is_err());
+        assert_eq!(
+            timeout(&pairs(&[("timeout", "1e9")])).ok().flatten(),
+            Some(Duration::from_secs(86_400))
+        );
         assert!(timeout(&pairs(&[("timeout", "soon")])).is_err());
     }
 }

@@ -185,10 +185,16 @@ fn view_of(view: JsonView) -> Result<View, SyntaxError> {
             names.join(", ")
         ))
     })?;
+    let limit = view.limit.unwrap_or(DEFAULT_LIMIT);
+    if limit > MAX_LIMIT {
+        return Err(SyntaxError(format!(
+            "view limit {limit} is over the maximum of {MAX_LIMIT}"
+        )));
+    }
     Ok(View {
         kind,
         property: view.property.as_deref().map(iri).transpose()?,
-        limit: view.limit.unwrap_or(DEFAULT_LIMIT).min(MAX_LIMIT),
+        limit,
         offset: view.offset.unwrap_or(0),
         buckets: view
             .buckets

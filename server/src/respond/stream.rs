@@ -380,9 +380,8 @@ where
     Ok(response)
 }
 
-/// Runs read work at the read priority without a query slot or budget: the browsing pages
-/// and the status report read statistics and must answer while every slot is busy (the
-/// SPARQL page's query takes a slot like any other).
+/// Runs read work at the read priority without a query slot or budget: the status report reads
+/// statistics and must answer while every slot is busy.
 pub async fn run_unslotted<T, F>(state: &AppState, work: F) -> Result<T, ApiError>
 where
     T: Send + 'static,
@@ -392,6 +391,21 @@ where
         .spawn_read(work)
         .await
         .map_err(|e| ApiError::Internal(format!("read task failed: {e}")))?
+}
+
+/// Runs a browsing page's read work at the read priority in a page slot (apart from the query
+/// slots, so pages answer while queries fill theirs; see [`AppState::page_slot`]).
+pub async fn run_page<T, F>(state: &AppState, work: F) -> Result<T, ApiError>
+where
+    T: Send + 'static,
+    F: FnOnce() -> Result<T, ApiError> + Send + 'static,
+{
+    let slot = state.page_slot().await?;
+    run_unslotted(state, move || {
+        let _slot = slot;
+        work()
+    })
+    .await
 }
 
 /// Runs read work that produces no stream (facets, existence checks) at the read priority,

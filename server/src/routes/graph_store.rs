@@ -8,8 +8,10 @@
 
 use crate::error::ApiError;
 use crate::extract::auth::authorize_write;
+use crate::extract::body::read_body;
+use crate::extract::nesting::check_json_depth;
 use crate::extract::rdfxml::check_entities;
-use crate::extract::sparql::{accept_header, parse_pairs, read_body};
+use crate::extract::sparql::{accept_header, parse_pairs};
 use crate::respond::rdf;
 use crate::respond::stream::{run_blocking, run_write, stream_blocking};
 use crate::routes::sparql::budget;
@@ -199,9 +201,16 @@ async fn write(state: AppState, request: Request, replace: bool) -> Result<Respo
         .and_then(|v| v.to_str().ok())
         .map(str::to_owned);
     let format = rdf::upload_format(content_type.as_deref())?;
-    let body = read_body(request, state.settings().max_upload_bytes).await?;
-    if format == RdfFormat::RdfXml {
-        check_entities(&body)?;
+    let (body, _share) = read_body(
+        request,
+        state.settings().max_upload_bytes,
+        state.body_budget(),
+    )
+    .await?;
+    match format {
+        RdfFormat::RdfXml => check_entities(&body)?,
+        RdfFormat::JsonLd { .. } => check_json_depth(&body)?,
+        _ => {}
     }
     let Taken { permit, budget } = state.write_slot(budget(&state, None)).await?;
     state.metrics().updates.fetch_add(1, Ordering::Relaxed);

@@ -6,7 +6,7 @@
 
 use crate::error::ApiError;
 use crate::extract::auth::authorize_write;
-use crate::extract::nesting::check_depth;
+use crate::extract::parse;
 use crate::extract::sparql::{Operation, SparqlRequest};
 use crate::respond::stream::{run_write, stream_blocking, ChunkSink, Outcome, TRUNCATED_HEADER};
 use crate::respond::{rdf, results};
@@ -18,8 +18,8 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 use lodestone_store::sparql::{
-    evaluate_query, evaluation_error, execute_update, DatasetOverride, Query, QueryResults,
-    SparqlParser, Update, UpdateOptions,
+    evaluate_query, evaluation_error, execute_update, DatasetOverride, Query, QueryResults, Update,
+    UpdateOptions,
 };
 use oxrdf::vocab::rdf as rdf_vocab;
 use oxrdf::{BlankNode, GraphName, NamedNode, Triple};
@@ -76,22 +76,8 @@ impl AnswerFormat {
     }
 }
 
-/// The query parser with the configured base IRI.
-pub(crate) fn parser(state: &AppState) -> Result<SparqlParser, ApiError> {
-    let parser = SparqlParser::new();
-    match &state.settings().base_iri {
-        None => Ok(parser),
-        Some(base) => parser
-            .with_base_iri(base.as_str())
-            .map_err(|e| ApiError::Internal(format!("the configured base IRI is invalid: {e}"))),
-    }
-}
-
 async fn query(state: AppState, request: SparqlRequest, text: &str) -> Result<Response, ApiError> {
-    check_depth(text)?;
-    let query = parser(&state)?
-        .parse_query(text)
-        .map_err(|e| ApiError::QuerySyntax(e.to_string()))?;
+    let query = parse::query(&state, text).await?;
     let format = match &query {
         Query::Select { .. } | Query::Ask { .. } => {
             AnswerFormat::Results(results::choose(&request.accept, request.format.as_deref())?)
@@ -162,10 +148,7 @@ pub fn budget(state: &AppState, requested: Option<Duration>) -> Duration {
 
 async fn update(state: AppState, request: SparqlRequest, text: &str) -> Result<Response, ApiError> {
     authorize_write(state.settings(), &request.headers)?;
-    check_depth(text)?;
-    let mut update = parser(&state)?
-        .parse_update(text)
-        .map_err(|e| ApiError::UpdateSyntax(e.to_string()))?;
+    let mut update = parse::update(&state, text).await?;
     apply_using(
         &mut update,
         &request.using_graphs,
@@ -309,6 +292,7 @@ fn service_description(state: &AppState, request: &SparqlRequest) -> Result<Resp
 #[cfg(test)]
 mod tests {
     use super::*;
+    use lodestone_store::sparql::SparqlParser;
 
     #[test]
     fn using_parameters_fill_operations_without_a_dataset() {

@@ -30,9 +30,8 @@ impl Running {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
         listener.set_nonblocking(true).expect("nonblocking");
         let base = format!("http://{}", listener.local_addr().expect("addr"));
-        let runtime = tokio::runtime::Builder::new_multi_thread()
+        let runtime = lodestone_server::priority::runtime_builder()
             .worker_threads(2)
-            .enable_all()
             .build()
             .expect("runtime");
         let (tx, rx) = tokio::sync::oneshot::channel::<()>();

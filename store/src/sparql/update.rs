@@ -219,9 +219,9 @@ fn load(
     destination: GraphName,
     options: &UpdateOptions,
 ) -> Result<(), StoreError> {
-    let Some(path) = source.strip_prefix("file://") else {
+    let Some(path) = local_file_path(source) else {
         return Err(StoreError::Forbidden(format!(
-            "LOAD <{source}>: loading from URLs is disabled on this server"
+            "LOAD <{source}>: loading from URLs and other hosts is disabled on this server"
         )));
     };
     let Some(folder) = &options.load_folder else {
@@ -229,12 +229,19 @@ fn load(
             "LOAD <{source}>: loading local files is disabled on this server"
         )));
     };
-    let path = PathBuf::from(path);
-    let canonical = path.canonicalize()?;
-    if !canonical.starts_with(folder.canonicalize()?) {
-        return Err(StoreError::Forbidden(format!(
-            "LOAD <{source}>: the file is outside the allowed folder"
-        )));
+    // One answer for every file that cannot be loaded (missing, outside the folder, not a
+    // regular file such as a FIFO that would block the writer): which one it is would tell a
+    // client what exists on the server's disk.
+    let refused = || {
+        StoreError::Forbidden(format!(
+            "LOAD <{source}>: not a readable regular file in the folder allowed for LOAD"
+        ))
+    };
+    let folder = folder.canonicalize()?;
+    let canonical = path.canonicalize().map_err(|_| refused())?;
+    let is_file = std::fs::metadata(&canonical).is_ok_and(|m| m.is_file());
+    if !canonical.starts_with(&folder) || !is_file {
+        return Err(refused());
     }
     let parse_options = ParseOptions {
         format: format_from_path(&path),
@@ -242,7 +249,7 @@ fn load(
         base_iri: Some(source.to_owned()),
         lenient: false,
     };
-    let file = std::fs::File::open(&canonical)?;
+    let file = std::fs::File::open(&canonical).map_err(|_| refused())?;
     parse_into(
         transaction,
         std::io::BufReader::new(file),
@@ -250,4 +257,57 @@ fn load(
         &parse_options,
     )?;
     Ok(())
+}
+
+/// The local path a `file:` IRI names: `file:///path` or `file://localhost/path`, with its
+/// percent escapes decoded; `None` for other schemes and other hosts.
+fn local_file_path(source: &str) -> Option<PathBuf> {
+    let rest = source.strip_prefix("file://")?;
+    let path = if rest.starts_with('/') {
+        rest
+    } else {
+        rest.strip_prefix("localhost")
+            .filter(|p| p.starts_with('/'))?
+    };
+    let path = path.split(['?', '#']).next()?;
+    let mut bytes = Vec::with_capacity(path.len());
+    let mut rest = path.as_bytes();
+    while let Some((&byte, tail)) = rest.split_first() {
+        let escaped = (byte == b'%')
+            .then(|| tail.get(..2))
+            .flatten()
+            .and_then(|hex| u8::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok());
+        match escaped {
+            Some(decoded) => {
+                bytes.push(decoded);
+                rest = &tail[2..];
+            }
+            None => {
+                bytes.push(byte);
+                rest = tail;
+            }
+        }
+    }
+    String::from_utf8(bytes).ok().map(PathBuf::from)
+}
+
+#[cfg(test)]
+mod load_path_tests {
+    use super::local_file_path;
+    use std::path::PathBuf;
+
+    #[test]
+    fn file_iris_name_local_paths_only() {
+        assert_eq!(
+            local_file_path("file:///data/a%20b.nt"),
+            Some(PathBuf::from("/data/a b.nt"))
+        );
+        assert_eq!(
+            local_file_path("file://localhost/data/x.ttl"),
+            Some(PathBuf::from("/data/x.ttl"))
+        );
+        assert_eq!(local_file_path("file://host/data/x.ttl"), None);
+        assert_eq!(local_file_path("file://localhostile/x"), None);
+        assert_eq!(local_file_path("http://example.org/x.ttl"), None);
+    }
 }

@@ -109,10 +109,7 @@ impl Server {
         let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
         listener.set_nonblocking(true)?;
         let base = format!("http://{}", listener.local_addr()?);
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .enable_all()
-            .thread_name("lodestone-http")
-            .build()?;
+        let runtime = lodestone_server::priority::runtime_builder().build()?;
         let (tx, rx) = tokio::sync::oneshot::channel::<()>();
         let thread = std::thread::spawn(move || {
             runtime.block_on(async move {

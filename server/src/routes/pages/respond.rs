@@ -126,6 +126,7 @@ pub(super) struct Context {
 
 /// Answers a document request.
 pub async fn document(state: &AppState, request: DocumentRequest) -> Result<Response, ApiError> {
+    let _slot = state.page_slot().await?;
     let context = Context {
         settings: state.settings().pages.clone(),
         budget: state.settings().query_timeout,

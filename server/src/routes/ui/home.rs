@@ -3,7 +3,7 @@
 use super::names::Names;
 use super::{html, layout};
 use crate::error::ApiError;
-use crate::respond::stream::run_unslotted;
+use crate::respond::stream::run_page;
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -24,7 +24,7 @@ const EXAMPLE_CLASSES: usize = 3;
 
 pub(super) async fn home(State(state): State<AppState>) -> Result<Response, ApiError> {
     let reading = state.clone();
-    let page = run_unslotted(&state, move || {
+    let page = run_page(&state, move || {
         let counts = reading
             .counts()
             .map_err(|e| ApiError::from_store(e, Duration::ZERO))?;

@@ -7,11 +7,12 @@
 
 use super::{html, layout, prefers_html};
 use crate::error::ApiError;
+use crate::extract::parse;
 use crate::extract::sparql::{Operation, SparqlRequest};
 use crate::respond::rdf::RDF_OFFERS;
 use crate::respond::results::RESULT_OFFERS;
-use crate::respond::stream::{run_blocking, run_unslotted};
-use crate::routes::sparql::{budget, parser};
+use crate::respond::stream::{run_blocking, run_page};
+use crate::routes::sparql::budget;
 use crate::state::AppState;
 use axum::http::{Method, StatusCode};
 use axum::response::Response;
@@ -54,11 +55,10 @@ pub fn is_for_browser(method: &Method, request: &SparqlRequest) -> bool {
 /// The editor page, with the answer of the query it carries.
 pub async fn page(state: AppState, request: SparqlRequest) -> Result<Response, ApiError> {
     let reading = state.clone();
-    let prefixes =
-        run_unslotted(&state, move || dataset_prefixes(&reading.store().reader())).await?;
+    let prefixes = run_page(&state, move || dataset_prefixes(&reading.store().reader())).await?;
     let top_class = {
         let reading = state.clone();
-        run_unslotted(&state, move || top_class(&reading.store().reader())).await?
+        run_page(&state, move || top_class(&reading.store().reader())).await?
     };
     let mut page = SparqlPage {
         layout: layout(&state, "SPARQL"),
@@ -105,9 +105,7 @@ async fn run(
     text: &str,
     prefixes: Prefixes,
 ) -> Result<(Answer, Duration, Form), ApiError> {
-    let query = parser(state)?
-        .parse_query(text)
-        .map_err(|e| ApiError::QuerySyntax(e.to_string()))?;
+    let query = parse::query(state, text).await?;
     let form = match query {
         Query::Select { .. } | Query::Ask { .. } => Form::Results,
         Query::Construct { .. } | Query::Describe { .. } => Form::Graph,

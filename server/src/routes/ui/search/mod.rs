@@ -11,7 +11,7 @@ use super::{html, layout};
 use crate::error::ApiError;
 use crate::facets::model::{FacetQuery, ViewKind};
 use crate::facets::response::FacetAnswer;
-use crate::respond::stream::run_unslotted;
+use crate::respond::stream::run_page;
 use crate::state::AppState;
 use axum::extract::{RawQuery, State};
 use axum::http::StatusCode;
@@ -70,7 +70,7 @@ pub(super) async fn search(
     let budget = Duration::from_millis(search.timeout_ms).min(state.settings().query_timeout);
     let permit = state.try_permit()?;
     let reading = state.clone();
-    let page = run_unslotted(&state, move || {
+    let page = run_page(&state, move || {
         let _permit = permit;
         let store = reading.store();
         let engine = reading.facets();

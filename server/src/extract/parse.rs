@@ -1,0 +1,63 @@
+//! A request's SPARQL text turned into a tree, in the order that keeps the process safe.
+//!
+//! The text is scanned first ([`super::nesting`]), then parsed on a blocking-pool thread (its
+//! stack is sized for every tree the scan admits, and parsing a long text is CPU work that must
+//! not hold an async worker), then the tree is bounded exactly ([`super::tree_depth`]); a tree
+//! refused there is dropped on the same large stack. Every route that takes SPARQL from a
+//! client parses it here.
+
+use super::nesting::check_text;
+use super::tree_depth;
+use crate::error::ApiError;
+use crate::state::AppState;
+use lodestone_store::sparql::{Query, SparqlParser, Update};
+
+/// The parser, with the configured base IRI.
+pub fn parser(state: &AppState) -> Result<SparqlParser, ApiError> {
+    let parser = SparqlParser::new();
+    match &state.settings().base_iri {
+        None => Ok(parser),
+        Some(base) => parser
+            .with_base_iri(base.as_str())
+            .map_err(|e| ApiError::Internal(format!("the configured base IRI is invalid: {e}"))),
+    }
+}
+
+/// Parses a query a client sent.
+pub async fn query(state: &AppState, text: &str) -> Result<Query, ApiError> {
+    parse(state, text, |parser, text| {
+        let query = parser
+            .parse_query(text)
+            .map_err(|e| ApiError::QuerySyntax(e.to_string()))?;
+        tree_depth::check_query(&query)?;
+        Ok(query)
+    })
+    .await
+}
+
+/// Parses an update a client sent.
+pub async fn update(state: &AppState, text: &str) -> Result<Update, ApiError> {
+    parse(state, text, |parser, text| {
+        let update = parser
+            .parse_update(text)
+            .map_err(|e| ApiError::UpdateSyntax(e.to_string()))?;
+        tree_depth::check_update(&update)?;
+        Ok(update)
+    })
+    .await
+}
+
+/// Checks the text, then runs `parse` (which checks the tree) on a blocking-pool thread.
+async fn parse<T: Send + 'static>(
+    state: &AppState,
+    text: &str,
+    parse: fn(SparqlParser, &str) -> Result<T, ApiError>,
+) -> Result<T, ApiError> {
+    check_text(text)?;
+    let parser = parser(state)?;
+    let text = text.to_owned();
+    state
+        .spawn_read(move || parse(parser, &text))
+        .await
+        .map_err(|e| ApiError::Internal(format!("the parsing task failed: {e}")))?
+}
