@@ -1,5 +1,6 @@
 //! Entity pages and documents over a real server: content negotiation, every RDF format,
-//! non-ASCII IRIs, blank nodes, paging, escaping, caching, and the RDFa checked by pyRdfa.
+//! non-ASCII IRIs, blank nodes, paging, escaping, caching, the RDFa checked by pyRdfa, and
+//! links that never lead to a script (with the headers of every HTML response).
 
 #[allow(dead_code)]
 #[path = "http/common.rs"]
@@ -10,7 +11,11 @@ mod conneg;
 mod documents;
 #[path = "pages/hash_documents.rs"]
 mod hash_documents;
+#[path = "http/indexed.rs"]
+mod indexed;
 #[path = "pages/rdfa.rs"]
 mod rdfa;
 #[path = "pages/support.rs"]
 mod support;
+#[path = "pages/xss.rs"]
+mod xss;

@@ -5,19 +5,17 @@
 #[allow(dead_code)]
 #[path = "http/common.rs"]
 mod common;
+#[path = "http/indexed.rs"]
+mod indexed;
 
-use common::Running;
-use lodestone_indexer::IndexSettings;
+use indexed::IndexedServer;
 use lodestone_server::config::ServerSettings;
-use lodestone_server::AppState;
 use lodestone_store::load::{BulkLoader, Input, ParseOptions};
-use lodestone_store::{Store, StoreOptions};
 use reqwest::blocking::{Client, Response};
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 const TUTORIAL: &str = "http://stardog.com/tutorial/";
@@ -38,51 +36,29 @@ fn client() -> Client {
 /// A server over a store with its text index and follower, on 127.0.0.1:0.
 struct SearchServer {
     base: String,
-    // Declared first: the server stops before the follower and the folder go.
-    _server: Running,
-    _follower: lodestone_indexer::Follower,
-    _dir: tempfile::TempDir,
+    _server: IndexedServer,
 }
 
 impl SearchServer {
     /// Bulk-loads `file` (from the shared data) and serves it with open updates.
     fn with_file(file: Option<&str>) -> Self {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let data = dir.path().join("data");
-        let store = Arc::new(Store::open(&data, StoreOptions::default()).expect("store"));
-        if let Some(file) = file {
-            // Nomisma has a few IRIs that do not parse: skip those statements.
-            let options = ParseOptions {
-                lenient: true,
-                ..ParseOptions::default()
-            };
-            BulkLoader::new(&store)
-                .with_parse_options(options)
-                .load(&[Input::File(data_file(file))])
-                .expect("load");
-        }
         let settings = ServerSettings::default().with_open_updates();
-        let state = AppState::new(Arc::clone(&store), settings);
-        let (index, follower) = lodestone_server::text_index::start(
-            &store,
-            &data,
-            IndexSettings::default(),
-            lodestone_server::priority::Nice::LOWEST,
-        )
-        .expect("text index");
-        // The first build runs on the follower's thread: wait for it, as a server's clients
-        // would wait for the index to be ready.
-        assert!(
-            index.wait_for(store.sequence(), Duration::from_secs(300)),
-            "index built"
-        );
-        state.attach_text_index(index);
-        let server = Running::start(state);
+        let server = IndexedServer::start(settings, Duration::from_secs(300), |store| {
+            if let Some(file) = file {
+                // Nomisma has a few IRIs that do not parse: skip those statements.
+                let options = ParseOptions {
+                    lenient: true,
+                    ..ParseOptions::default()
+                };
+                BulkLoader::new(store)
+                    .with_parse_options(options)
+                    .load(&[Input::File(data_file(file))])
+                    .expect("load");
+            }
+        });
         Self {
             base: server.base.clone(),
             _server: server,
-            _follower: follower,
-            _dir: dir,
         }
     }
 

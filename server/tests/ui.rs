@@ -10,17 +10,15 @@
 #[allow(dead_code)]
 #[path = "http/common.rs"]
 mod common;
+#[path = "http/indexed.rs"]
+mod indexed;
 
-use common::Running;
-use lodestone_indexer::IndexSettings;
+use indexed::IndexedServer;
 use lodestone_server::config::ServerSettings;
 use lodestone_server::routes::ui::UiSettings;
-use lodestone_server::AppState;
 use lodestone_store::load::{BulkLoader, Input, ParseOptions};
-use lodestone_store::{Store, StoreOptions};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 fn repository() -> PathBuf {
@@ -28,49 +26,18 @@ fn repository() -> PathBuf {
 }
 
 /// A server on 127.0.0.1:0 over a bulk-loaded file of the shared data, with its text index.
-struct UiServer {
-    base: String,
-    // Declared first: the server stops before the follower and the folder go.
-    _server: Running,
-    _follower: lodestone_indexer::Follower,
-    _dir: tempfile::TempDir,
-}
-
-impl UiServer {
-    fn with_file(name: &str, settings: ServerSettings) -> Self {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let data = dir.path().join("data");
-        let store = Arc::new(Store::open(&data, StoreOptions::default()).expect("store"));
+fn with_file(name: &str, settings: ServerSettings) -> IndexedServer {
+    IndexedServer::start(settings, Duration::from_secs(120), |store| {
         let file = repository().join("../shared/data/real").join(name);
         let options = ParseOptions {
             lenient: true,
             ..ParseOptions::default()
         };
-        BulkLoader::new(&store)
+        BulkLoader::new(store)
             .with_parse_options(options)
             .load(&[Input::File(file)])
             .expect("load");
-        let state = AppState::new(Arc::clone(&store), settings);
-        let (index, follower) = lodestone_server::text_index::start(
-            &store,
-            &data,
-            IndexSettings::default(),
-            lodestone_server::priority::Nice::LOWEST,
-        )
-        .expect("text index");
-        assert!(
-            index.wait_for(store.sequence(), Duration::from_secs(120)),
-            "the text index did not catch up"
-        );
-        state.attach_text_index(index);
-        let server = Running::start(state);
-        Self {
-            base: server.base.clone(),
-            _server: server,
-            _follower: follower,
-            _dir: dir,
-        }
-    }
+    })
 }
 
 /// Where screenshots go: `<target dir>/ui-screenshots`.
@@ -83,7 +50,7 @@ fn screenshot_dir() -> PathBuf {
 #[test]
 fn browser_flows_over_music_data() {
     let description = "Songs, albums and artists from DBpedia";
-    let server = UiServer::with_file(
+    let server = with_file(
         "music.nt.zst",
         ServerSettings::default().with_ui(UiSettings {
             description: Some(description.to_owned()),

@@ -261,7 +261,7 @@ await flow("search", async (page) => {
   expect((await page.$$("#facet-classes ~ ul a")).length > 0, "the classes panel has entries");
   const kinds = await page.$$eval(".ui-hits .ui-kinds", (spans) => spans.map((s) => s.textContent));
   expect(kinds.length > 0 && kinds.every((k) => !k.includes("http")), `results show their classes by name: ${kinds}`);
-  expect((await page.$$(".ui-hits .ui-rank span")).length > 0, "results have rank bars");
+  expect((await page.$$(".ui-hits meter.ui-rank")).length > 0, "results have rank bars");
   const sparql = await page.getAttribute(".ui-summary a >> text=view as SPARQL", "href");
   expect(sparql.startsWith("/sparql?query="), "view as SPARQL links into the SPARQL page");
 });

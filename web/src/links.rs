@@ -1,10 +1,14 @@
 //! Where a link to a resource points, and how an IRI is written into a URL.
 //!
 //! IRIs under the base IRI get `/page/{rest}`; other IRIs that the store describes get
-//! `/describe?uri=…`; anything else links to the IRI itself. Paths carry the IRI's characters
-//! with only what a URI cannot hold percent-encoded (RFC 3987 §3.1: non-ASCII characters as
-//! UTF-8 octets, plus space, quotes, angle brackets and the like), so `Zürich` travels as
-//! `Z%C3%BCrich` and the server maps it back to the exact IRI.
+//! `/describe?uri=…`; anything else links to the IRI itself, but only when it is a web
+//! address (`http`, `https`, `mailto`). An IRI is data: `javascript:`, `data:` or `vbscript:`
+//! (any case) would run script in the reader's browser if followed, so an IRI of any other
+//! scheme links to its page here (`/describe?uri=…`), which exists for every IRI the store
+//! uses and shows what points at it. Images load only over `http` and `https`. Paths carry
+//! the IRI's characters with only what a URI cannot hold percent-encoded (RFC 3987 §3.1:
+//! non-ASCII characters as UTF-8 octets, plus space, quotes, angle brackets and the like), so
+//! `Zürich` travels as `Z%C3%BCrich` and the server maps it back to the exact IRI.
 
 use percent_encoding::{utf8_percent_encode, AsciiSet, CONTROLS};
 
@@ -21,6 +25,12 @@ const PATH: &AsciiSet = &CONTROLS
     .add(b'{')
     .add(b'|')
     .add(b'}');
+
+/// Schemes of the IRIs a page links to directly (compared ignoring case).
+const LINK_SCHEMES: [&str; 3] = ["http", "https", "mailto"];
+
+/// Schemes of the IRIs a page loads as images (compared ignoring case).
+const IMAGE_SCHEMES: [&str; 2] = ["http", "https"];
 
 /// Builds the links of one site.
 #[derive(Debug, Clone)]
@@ -65,14 +75,34 @@ impl Linker {
     }
 
     /// Where a link to an IRI goes: its page if the store describes it, else the IRI itself
-    /// (written as a URI).
+    /// (written as a URI) if it is a web address, else its page here all the same.
     pub fn href(&self, iri: &str, described: bool) -> String {
-        if described {
+        if described || !is_link_target(iri) {
             self.page(iri)
         } else {
             encode_path(iri)
         }
     }
+}
+
+/// Whether a page may link to `iri` itself: an `http`, `https` or `mailto` IRI.
+pub fn is_link_target(iri: &str) -> bool {
+    has_scheme(iri, &LINK_SCHEMES)
+}
+
+/// Whether a page may load `iri` as an image: an `http` or `https` IRI.
+pub fn is_image_source(iri: &str) -> bool {
+    has_scheme(iri, &IMAGE_SCHEMES)
+}
+
+/// Whether `iri` starts with one of `schemes` and a colon, in any case. Nothing precedes the
+/// scheme: an IRI with leading spaces or controls (which a browser would strip) matches none.
+fn has_scheme(iri: &str, schemes: &[&str]) -> bool {
+    iri.split_once(':').is_some_and(|(scheme, _)| {
+        schemes
+            .iter()
+            .any(|allowed| scheme.eq_ignore_ascii_case(allowed))
+    })
 }
 
 /// Percent-encodes what a URI cannot hold (non-ASCII, space, quotes…), leaving `/`, `%`,
@@ -119,5 +149,62 @@ mod tests {
             "http://x/%C3%A9?a=1#f"
         );
         assert_eq!(linker.href("http://x/%41", false), "http://x/%41");
+        assert_eq!(linker.href("HTTPS://x/", false), "HTTPS://x/");
+        assert_eq!(
+            linker.href("mailto:a@example.org", false),
+            "mailto:a@example.org"
+        );
+    }
+
+    #[test]
+    fn other_schemes_link_to_their_page_here() {
+        let linker = Linker::new("http://h/resource/");
+        for (iri, page) in [
+            (
+                "javascript:alert(1)",
+                "/describe?uri=javascript%3Aalert%281%29",
+            ),
+            (
+                "JaVaScRiPt:alert(1)",
+                "/describe?uri=JaVaScRiPt%3Aalert%281%29",
+            ),
+            (
+                "vbscript:msgbox(1)",
+                "/describe?uri=vbscript%3Amsgbox%281%29",
+            ),
+            (
+                "data:text/html,%3Cscript%3E",
+                "/describe?uri=data%3Atext%2Fhtml%2C%253Cscript%253E",
+            ),
+            (" javascript:x", "/describe?uri=+javascript%3Ax"),
+            (
+                "urn:isbn:0451450523",
+                "/describe?uri=urn%3Aisbn%3A0451450523",
+            ),
+            ("httpx://h/", "/describe?uri=httpx%3A%2F%2Fh%2F"),
+        ] {
+            assert_eq!(linker.href(iri, false), page, "{iri}");
+        }
+        // Described or not, an IRI with a page here links to it.
+        assert_eq!(
+            linker.href("javascript:alert(1)", true),
+            "/describe?uri=javascript%3Aalert%281%29"
+        );
+    }
+
+    #[test]
+    fn images_load_only_over_http() {
+        assert!(is_image_source("http://x/a.png"));
+        assert!(is_image_source("HTTPS://x/a.png"));
+        for iri in [
+            "javascript:alert(1)",
+            "data:image/svg+xml,%3Csvg%3E",
+            "mailto:a@example.org",
+            "file:///etc/passwd",
+            "//x/a.png",
+            "/static/a.png",
+        ] {
+            assert!(!is_image_source(iri), "{iri}");
+        }
     }
 }

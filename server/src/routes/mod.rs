@@ -1,5 +1,5 @@
-//! The router: one `router()` per area, and the layer every request goes through (one log line,
-//! the request counters, `Vary: Accept`).
+//! The router: one `router()` per area, and the layers every request goes through (one log
+//! line, the request counters, `Vary: Accept`; the security headers, see [`security_headers`]).
 
 pub mod facets;
 pub mod graph_store;
@@ -7,6 +7,7 @@ pub mod health;
 pub mod openapi;
 pub mod pages;
 pub mod search;
+pub mod security_headers;
 pub mod sparql;
 pub mod ui;
 
@@ -35,6 +36,7 @@ pub fn app(state: AppState) -> Router {
             state.clone(),
             deadline::mark,
         ))
+        .layer(middleware::map_response(security_headers::set))
         .with_state(state)
 }
 

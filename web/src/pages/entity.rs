@@ -7,7 +7,7 @@
 //! present, so nothing is stated in Turtle and missing from the HTML.
 
 use crate::labels::{Labels, LanguageChain};
-use crate::links::Linker;
+use crate::links::{self, Linker};
 use crate::pages::layout::Layout;
 use crate::values::{blank_anchor, is_type, Render, ValueView};
 use crate::WebError;
@@ -146,7 +146,7 @@ pub struct EntityPage {
     pub classes: Vec<PanelLink>,
     /// Best description or abstract.
     pub description: Option<String>,
-    /// Image URLs.
+    /// Image URLs (`http` and `https` only).
     pub images: Vec<String>,
     /// OpenStreetMap link for the coordinates, with the coordinates as text.
     pub map: Option<(String, String)>,
@@ -230,10 +230,8 @@ impl EntityPage {
         let images = objects(&IMAGE_PROPERTIES)
             .into_iter()
             .filter_map(|t| match t {
-                Term::NamedNode(n)
-                    if n.as_str().starts_with("http://") || n.as_str().starts_with("https://") =>
-                {
-                    Some(crate::links::encode_path(n.as_str()))
+                Term::NamedNode(n) if links::is_image_source(n.as_str()) => {
+                    Some(links::encode_path(n.as_str()))
                 }
                 _ => None,
             })
