@@ -147,6 +147,10 @@ pub struct ServeArgs {
     /// Site name in the header of HTML pages [default: Lodestone] [toml: site_name]
     #[arg(long, env = "LODESTONE_SITE_NAME", value_name = "NAME")]
     pub site_name: Option<String>,
+    /// Memory one query may hold for sorting, joining, grouping and deduplicating, in MB
+    /// (past it the query is stopped: 503 too_large) [default: 128] [toml: query_memory]
+    #[arg(long, env = "LODESTONE_QUERY_MEMORY", value_name = "MB")]
+    pub query_memory: Option<u64>,
     /// Host names the server is reached under, comma-separated (`data.example.org`); with
     /// --open-updates a write must be addressed to one of them, to `localhost` or to an IP
     /// address, so that a page on a hostile name resolving here cannot write (DNS rebinding)
@@ -227,6 +231,8 @@ pub struct FileConfig {
     pub site_name: Option<String>,
     /// See `--public-hosts`.
     pub public_hosts: Option<Vec<String>>,
+    /// See `--query-memory`.
+    pub query_memory: Option<u64>,
     /// See `--read-timeout`.
     pub read_timeout: Option<f64>,
     /// See `--max-header-bytes`.
@@ -352,6 +358,8 @@ pub struct ServerSettings {
     pub max_connections: usize,
     /// Connections open at once from one address.
     pub max_connections_per_peer: usize,
+    /// Memory one query may hold for sorting, joining, grouping and deduplicating, in bytes.
+    pub query_memory_bytes: usize,
     /// Host names (lower case, without port) the server is reached under, besides `localhost`
     /// and IP addresses; with open updates, writes addressed to other names are refused.
     pub public_hosts: Vec<String>,
@@ -388,6 +396,7 @@ impl Default for ServerSettings {
             max_connections: 4096,
             max_connections_per_peer: 256,
             public_hosts: Vec::new(),
+            query_memory_bytes: 128 << 20,
             ui: crate::routes::ui::UiSettings::default(),
             service: crate::federation::ServicePolicy::default(),
             read_nice: Nice::READ,
@@ -425,6 +434,12 @@ impl ServerSettings {
     /// The time budget of one request.
     pub fn with_query_timeout(mut self, timeout: Duration) -> Self {
         self.query_timeout = timeout;
+        self
+    }
+
+    /// The memory one query may hold for sorting, joining, grouping and deduplicating.
+    pub fn with_query_memory_bytes(mut self, bytes: usize) -> Self {
+        self.query_memory_bytes = bytes;
         self
     }
 
@@ -833,6 +848,18 @@ impl Config {
             },
         };
 
+        let query_memory_bytes =
+            match pick!(query_memory, "--query-memory", "LODESTONE_QUERY_MEMORY") {
+                None => defaults.query_memory_bytes,
+                Some((mb, origin)) if !(1..=1 << 20).contains(&mb) => {
+                    return Err(invalid(
+                        "query_memory",
+                        origin,
+                        format!("{mb} MB: must be between 1 and 1048576"),
+                    ))
+                }
+                Some((mb, _)) => usize::try_from(mb << 20).unwrap_or(usize::MAX),
+            };
         let public_hosts = pick!(public_hosts, "--public-hosts", "LODESTONE_PUBLIC_HOSTS")
             .map_or_else(Vec::new, |(names, _)| {
                 names
@@ -866,6 +893,7 @@ impl Config {
                 max_connections: defaults.max_connections,
                 max_connections_per_peer: defaults.max_connections_per_peer,
                 public_hosts,
+                query_memory_bytes,
                 ui: crate::routes::ui::UiSettings {
                     description: pick!(
                         site_description,

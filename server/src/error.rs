@@ -77,6 +77,11 @@ pub enum ApiError {
     /// Every query slot is taken.
     #[error("the server is busy: too many queries are running; retry in a moment")]
     Busy,
+    /// A query needed more memory than one query may use.
+    #[error(
+        "{0}; simplify the query, add a LIMIT, or ask the operator for a larger --query-memory"
+    )]
+    TooLarge(String),
     /// The request bodies being received or handled already fill the server's budget for them.
     #[error("the server is receiving too many request bodies at once (their limit together is {limit} bytes); retry in a moment")]
     BodiesInFlight {
@@ -147,6 +152,7 @@ impl ApiError {
             Self::Timeout(_) => ("timeout", StatusCode::SERVICE_UNAVAILABLE),
             Self::Busy => ("busy", StatusCode::SERVICE_UNAVAILABLE),
             Self::BodiesInFlight { .. } => ("bodies_in_flight", StatusCode::SERVICE_UNAVAILABLE),
+            Self::TooLarge(_) => ("too_large", StatusCode::SERVICE_UNAVAILABLE),
             Self::Internal(_) => ("internal", StatusCode::INTERNAL_SERVER_ERROR),
             Self::BadParameter { .. } => ("bad_parameter", StatusCode::BAD_REQUEST),
             Self::NotFound(_) => ("not_found", StatusCode::NOT_FOUND),
@@ -172,6 +178,7 @@ impl ApiError {
     pub fn from_store(error: StoreError, budget: Duration) -> Self {
         match error {
             StoreError::Cancelled => Self::Timeout(budget),
+            StoreError::TooLarge(m) => Self::TooLarge(m),
             StoreError::Syntax { .. } => Self::RdfSyntax(error.to_string()),
             StoreError::GraphNotFound(g) => Self::GraphNotFound(g),
             StoreError::GraphAlreadyExists(g) => Self::GraphAlreadyExists(g),
@@ -254,6 +261,7 @@ mod tests {
             ApiError::Timeout(Duration::from_secs(1)),
             ApiError::Busy,
             ApiError::BodiesInFlight { limit: 0 },
+            ApiError::TooLarge(String::new()),
             ApiError::TooComplex(String::new()),
             ApiError::RequestTimeout(Duration::from_secs(1)),
             ApiError::HeaderTooLarge { limit: 0 },

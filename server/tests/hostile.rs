@@ -437,3 +437,91 @@ fn a_facet_limit_over_the_maximum_is_400() {
         .expect("request");
     assert_eq!(ok.status(), 200);
 }
+
+/// A store of 3,600 links between 60 nodes, each with a label.
+fn dense_data() -> String {
+    let mut data = String::new();
+    for a in 0..60 {
+        data.push_str(&format!("<{EX}n{a}> <{EX}label> \"node {a}\" .\n"));
+        for b in 0..60 {
+            data.push_str(&format!("<{EX}n{a}> <{EX}p> <{EX}n{b}> .\n"));
+        }
+    }
+    data
+}
+
+fn assert_too_large(server: &TestServer, query: &str, what: &str) {
+    let start = Instant::now();
+    let response = post(server, "application/sparql-query", query.to_owned());
+    let status = response.status().as_u16();
+    if status == 200 {
+        // Streaming had started: the body must be cut, never complete.
+        assert!(
+            response.bytes().is_err(),
+            "{what}: a complete-looking answer"
+        );
+    } else {
+        assert_eq!(status, 503, "{what}");
+        assert_eq!(error_code(response), "too_large", "{what}");
+    }
+    assert!(
+        start.elapsed() < Duration::from_secs(3),
+        "{what}: stopped after {:?}",
+        start.elapsed()
+    );
+    assert!(
+        server.wait_in_flight(0, Duration::from_secs(2)),
+        "{what}: the slot is free"
+    );
+    assert_healthy(server, what);
+}
+
+/// Sorting, grouping, deduplicating or joining more than a query may hold stops it with
+/// `too_large`, within the budget, and frees its slot; a string doubled thirty times too.
+#[test]
+fn queries_past_their_memory_are_stopped() {
+    let _serial = serial();
+    let server = TestServer::with_data(
+        settings()
+            .with_query_timeout(Duration::from_secs(60))
+            .with_query_memory_bytes(16 << 20),
+        &dense_data(),
+    );
+    let product = format!("?a <{EX}p> ?b . ?c <{EX}p> ?d . ?e <{EX}p> ?f");
+    assert_too_large(
+        &server,
+        &format!("SELECT * WHERE {{ {product} }} ORDER BY ?a ?f"),
+        "ORDER BY over a cross product",
+    );
+    assert_too_large(
+        &server,
+        &format!("SELECT ?a ?b ?d ?f (COUNT(*) AS ?n) WHERE {{ {product} }} GROUP BY ?a ?b ?d ?f"),
+        "GROUP BY of a cross product",
+    );
+    assert_too_large(
+        &server,
+        &format!("SELECT DISTINCT * WHERE {{ {product} }}"),
+        "DISTINCT of a cross product",
+    );
+    let doubled: String = (1..=30)
+        .map(|i| format!("BIND(CONCAT(?s{}, ?s{}) AS ?s{i}) ", i - 1, i - 1))
+        .collect();
+    assert_too_large(
+        &server,
+        &format!(
+            "SELECT ?s30 WHERE {{ BIND(\"{}\" AS ?s0) {doubled} }}",
+            "x".repeat(1024)
+        ),
+        "CONCAT doubled thirty times",
+    );
+    // Many rows through DISTINCT with few distinct values hold little: they run.
+    let response = post(
+        &server,
+        "application/sparql-query",
+        format!("SELECT DISTINCT ?p WHERE {{ {product} . ?a ?p ?x }}"),
+    );
+    assert!(response.status() == 200 || response.status() == 503);
+    if response.status() == 503 {
+        assert_eq!(error_code(response), "timeout");
+    }
+}

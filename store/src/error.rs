@@ -60,6 +60,10 @@ pub enum StoreError {
     /// The operation was cancelled or ran out of its time budget.
     #[error("the operation was cancelled")]
     Cancelled,
+    /// A query computed more than it may hold in memory (see `quads::reader`'s limits on
+    /// computed terms, and the evaluation's memory limit).
+    #[error("{0}")]
+    TooLarge(String),
     /// The store has minted every blank node number it can (`BLANK_NUMBER_LIMIT`).
     #[error("the store cannot mint more blank nodes")]
     BlankNodesExhausted,

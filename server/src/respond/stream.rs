@@ -269,6 +269,14 @@ impl Drop for CancelOnDrop {
     }
 }
 
+/// The error of a query stopped at its memory limit.
+fn too_large(limit: usize) -> ApiError {
+    ApiError::TooLarge(format!(
+        "the query needed more than its {} MiB of memory for sorting, joining, grouping or deduplicating; simplify it, add a LIMIT, or ask the operator for a larger --query-memory",
+        limit >> 20
+    ))
+}
+
 /// Starts the timer that cancels `token` after `budget`; it stops when the guard is dropped.
 fn start_timer(token: &CancellationToken, budget: Duration) -> Timer {
     let token = token.clone();
@@ -292,7 +300,8 @@ pub async fn stream_blocking<F>(
 where
     F: FnOnce(&mut ChunkSink, &CancellationToken) -> Result<Outcome, ApiError> + Send + 'static,
 {
-    let token = CancellationToken::new();
+    let query_memory = state.settings().query_memory_bytes;
+    let token = CancellationToken::new().with_memory_limit(query_memory);
     let timer = start_timer(&token, budget);
     let mut client_left = CancelOnDrop(Some(token.clone()));
     let (head_tx, head_rx) = oneshot::channel();
@@ -321,6 +330,9 @@ where
         drop(permit);
         // A write failure explains the error better than the serializer's io::Error.
         let result = match (result, sink.failure.take()) {
+            // Past its memory limit the evaluation may end early without an error of its own
+            // (a partial build side): whatever it wrote is not the answer.
+            _ if token.memory_limit_exceeded() => Err(too_large(query_memory)),
             (Err(_), Some(failure)) => Err(failure),
             (Err(_), None) if token.is_cancelled() => Err(ApiError::Timeout(budget)),
             (result, _) => result,

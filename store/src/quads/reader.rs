@@ -43,11 +43,21 @@ pub struct Reader<'a> {
 /// total-order ones (for full scans).
 type IdleIterators<'a> = [Vec<DBRawIterator<'a>>; 12];
 
+/// The longest string a query may compute (`CONCAT`, `REPLACE`, `GROUP_CONCAT`…): a query of
+/// one kilobyte doubling a string thirty times would otherwise ask for gigabytes.
+pub const MAX_COMPUTED_TERM_BYTES: usize = 16 << 20;
+
+/// The bytes of all the terms one query computes and keeps (each is held for the query's
+/// life, so that its id stays valid).
+pub const MAX_COMPUTED_BYTES: usize = 256 << 20;
+
 #[derive(Default)]
 struct ReaderCache {
     decoded: FxHashMap<TermId, Term>,
     transient_ids: FxHashMap<Term, TermId>,
     transient_terms: Vec<Term>,
+    /// Bytes of the strings in `transient_terms`.
+    transient_bytes: usize,
     layouts: FxHashMap<TermId, GraphLayout>,
     compact_graphs: FxHashMap<TermId, Arc<[EncodedQuad]>>,
     /// Quads held in `compact_graphs`.
@@ -324,6 +334,18 @@ impl<'a> Reader<'a> {
         let mut cache = self.cache.borrow_mut();
         if let Some(id) = cache.transient_ids.get(&term) {
             return Ok(*id);
+        }
+        let bytes = term_bytes(&term);
+        if bytes > MAX_COMPUTED_TERM_BYTES {
+            return Err(StoreError::TooLarge(format!(
+                "the query computed a term of {bytes} bytes; the limit is {MAX_COMPUTED_TERM_BYTES}"
+            )));
+        }
+        cache.transient_bytes += bytes;
+        if cache.transient_bytes > MAX_COMPUTED_BYTES {
+            return Err(StoreError::TooLarge(format!(
+                "the query computed more than {MAX_COMPUTED_BYTES} bytes of new terms"
+            )));
         }
         let id = TermId::new(TermKind::Transient, cache.transient_terms.len() as u64);
         cache.transient_terms.push(term.clone());
@@ -778,4 +800,15 @@ fn decode_id_key(key: &[u8]) -> Result<TermId, StoreError> {
         .try_into()
         .map_err(|_| CorruptionError::msg("id key of the wrong length"))?;
     Ok(TermId::from_be_bytes(bytes))
+}
+
+/// The bytes of a term's strings.
+fn term_bytes(term: &Term) -> usize {
+    match term {
+        Term::NamedNode(n) => n.as_str().len(),
+        Term::BlankNode(b) => b.as_str().len(),
+        Term::Literal(l) => {
+            l.value().len() + l.language().map_or(0, str::len) + l.datatype().as_str().len()
+        }
+    }
 }
