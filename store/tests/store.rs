@@ -2,11 +2,11 @@
 //!
 //! One binary with a module per area (see `tests/store/`): the store against an in-memory
 //! model (`model`, `loading`), load/dump round trips (`roundtrip`), blank node scoping,
-//! failing loads (`failures`), crashes and reopening (`durability`), snapshot isolation,
-//! space reclamation (`reclaim`), graphs cleared whole (`whole_graphs`), look-ups on files
-//! larger than a cache shard (`lookups`), the change log and backups. Shared helpers live in
-//! `support` (stores in temporary folders, dumps, isomorphism) and `oracle` (the model and
-//! the checks that compare a store with it).
+//! failing loads (`failures`), crashes and reopening (`durability`), bulk loads killed midway
+//! (`killed_loads`), snapshot isolation, space reclamation (`reclaim`), graphs cleared whole
+//! (`whole_graphs`), look-ups on files larger than a cache shard (`lookups`), the change log
+//! and backups. Shared helpers live in `support` (stores in temporary folders, dumps,
+//! isomorphism) and `oracle` (the model and the checks that compare a store with it).
 //!
 //! Property tests run 64 cases; set `PROPTEST_CASES` for more.
 
@@ -24,6 +24,8 @@ mod failures;
 mod hash_iris;
 #[path = "store/isolation.rs"]
 mod isolation;
+#[path = "store/killed_loads.rs"]
+mod killed_loads;
 #[path = "store/layouts.rs"]
 mod layouts;
 #[path = "store/loading.rs"]

@@ -254,6 +254,25 @@ pub fn ingest_options(table: Table, options: &StoreOptions) -> Result<Options, S
     Ok(table_options(table, options, &cache))
 }
 
+/// Opens (or creates) the staging database of a bulk load in `path` (see `load::staging`):
+/// the store's tables with their options, so that the files written for the store read alike
+/// there, but without compactions. Nothing is ever written to it but ingested files, which
+/// it keeps as they are until the load's folder is removed.
+pub fn open_staging_db(path: &Path, options: &StoreOptions) -> Result<DB, StoreError> {
+    let cache = Cache::new_lru_cache(options.block_cache_bytes)?;
+    let mut db_options = Options::default();
+    db_options.create_if_missing(true);
+    db_options.create_missing_column_families(true);
+    db_options.set_max_open_files(512);
+    db_options.set_keep_log_file_num(1);
+    let descriptors = Table::ALL.iter().map(|&t| {
+        let mut table = table_options(t, options, &cache);
+        table.set_disable_auto_compactions(true);
+        ColumnFamilyDescriptor::new(t.name(), table)
+    });
+    Ok(DB::open_cf_descriptors(&db_options, path, descriptors)?)
+}
+
 /// Turns off RocksDB's per-thread performance counters on the calling thread. They are on
 /// (`kEnableCount`) by default on every thread and the store never reads them, yet each
 /// key comparison in a memtable insert or a scan bumps one through a thread-local look-up:

@@ -4,7 +4,7 @@ mod disk;
 mod tables;
 
 pub use disk::{
-    ingest_options, open_db, quiet_perf_counters, CacheStats, IndexUsage, StoreOptions,
-    QUAD_PREFIX_LEN,
+    ingest_options, open_db, open_staging_db, quiet_perf_counters, CacheStats, IndexUsage,
+    StoreOptions, QUAD_PREFIX_LEN,
 };
 pub use tables::{meta_key, Table};

@@ -3,11 +3,14 @@
 //! One thread parses while another encodes terms to ids, so loading runs at the speed of the
 //! slower of the two. Encoded quads collect in memory up to a chunk size, are sorted once per
 //! index order, and are written out as SST files together with the dictionary entries and the
-//! statistics computed from the same sorted runs; then everything is ingested at once (see
-//! `ingest`). When the input is larger than one chunk, every input is first parsed once
-//! without storing anything, so that a syntax error still leaves the store untouched.
+//! statistics computed from the same sorted runs. The store takes every chunk's files at the
+//! end, in one recoverable ingest (see `ingest`): a load stopped by an error or killed at any
+//! moment leaves the store as it was, or — once the ingest has begun — all of it is there at
+//! the next open. When the input is larger than one chunk, every input is first parsed once
+//! without storing anything, so that a syntax error is reported before any chunk is written.
 
 use super::chunk::Encoder;
+use super::ingest::IngestBatch;
 use super::{describe_parse_error, parser_for, Input, ParseOptions, RdfFormat, REPORTED_ERRORS};
 use crate::error::StoreError;
 use crate::store::Store;
@@ -92,7 +95,9 @@ impl<'a> BulkLoader<'a> {
         self
     }
 
-    /// Loads every input; either all of them are committed or, on error, none.
+    /// Loads every input; either all of them are committed or, on error, none. A process
+    /// killed during the load leaves none of it, or all of it once the final ingest has
+    /// begun (the next open finishes that ingest).
     pub fn load(&self, inputs: &[Input]) -> Result<LoadReport, StoreError> {
         let start = Instant::now();
         let mut state = self.store.lock_writer();
@@ -104,6 +109,10 @@ impl<'a> BulkLoader<'a> {
             inputs
         };
         let mut encoder = Encoder::new(self.store, &state);
+        // The chunks' files, and the counters as they stand after the chunks written so far;
+        // the store's own change only when the last chunk is written.
+        let mut files = IngestBatch::new(self.store)?;
+        let mut after = state.clone();
         let mut report = LoadReport::default();
         let bytes_total = inputs.iter().map(Input::size).sum::<Option<u64>>();
         let bytes_read = Arc::new(AtomicU64::new(0));
@@ -168,7 +177,7 @@ impl<'a> BulkLoader<'a> {
                             validated = true;
                         }
                         self.report_progress(&report, &bytes_read, bytes_total, start, "writing");
-                        match encoder.flush(&mut state) {
+                        match encoder.flush(&mut files, &mut after, true) {
                             Ok(added) => report.quads_added += added,
                             Err(e) => {
                                 result = Err(e);
@@ -187,7 +196,11 @@ impl<'a> BulkLoader<'a> {
         }
         self.report_progress(&report, &bytes_read, bytes_total, start, "parsing");
         self.report_progress(&report, &bytes_read, bytes_total, start, "writing");
-        report.quads_added += encoder.flush(&mut state)?;
+        report.quads_added += encoder.flush(&mut files, &mut after, false)?;
+        if after.sequence != state.sequence {
+            files.commit(self.store, &after)?;
+            *state = after;
+        }
         report.elapsed = start.elapsed();
         self.report_progress(&report, &bytes_read, bytes_total, start, "done");
         Ok(report)

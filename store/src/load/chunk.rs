@@ -1,8 +1,11 @@
 //! Chunks of a bulk load: terms encoded to ids as quads arrive, then — once per chunk — the
-//! quads sorted in each index order, written as SST files with the dictionary entries and the
-//! statistics computed from the same sorted runs, and ingested.
+//! quads sorted in each index order and written as SST files with the dictionary entries and
+//! the statistics computed from the same sorted runs. A chunk is written against the store as
+//! it was before the load plus the chunks before it (see `staging`); the store itself takes
+//! every chunk at the load's end (see `ingest`).
 
 use super::ingest::IngestBatch;
+use super::staging::current_values;
 use crate::changes::ChangeBatch;
 use crate::dictionary::{decode_ids, encode_ids, is_hashed_key, lookup_key};
 use crate::encoding::{encode_term_bytes, inline_id, EncodedQuad, Permutation, TermId, TermKind};
@@ -17,7 +20,6 @@ use oxrdf::vocab::rdf;
 use oxrdf::{GraphNameRef, NamedOrBlankNodeRef, Quad, TermRef};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::sync::Mutex;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Turns parsed quads into id quads and remembers the terms this load adds.
 pub(super) struct Encoder<'a> {
@@ -28,8 +30,10 @@ pub(super) struct Encoder<'a> {
     pub(super) quads: Vec<EncodedQuad>,
     next_dictionary_id: u64,
     next_blank_id: u64,
-    store_has_terms: bool,
-    store_has_quads: bool,
+    /// Whether the store held dictionary terms and quads before the load; it does not change
+    /// until the load commits, so only then are its tables worth a look-up.
+    store_had_terms: bool,
+    store_had_quads: bool,
     buffer: Vec<u8>,
     rdf_type: Option<TermId>,
 }
@@ -43,8 +47,8 @@ impl<'a> Encoder<'a> {
             quads: Vec::new(),
             next_dictionary_id: state.next_dictionary_id,
             next_blank_id: state.next_blank_id,
-            store_has_terms: state.next_dictionary_id > 1,
-            store_has_quads: state.quad_count > 0,
+            store_had_terms: state.next_dictionary_id > 1,
+            store_had_quads: state.quad_count > 0,
             buffer: Vec::new(),
             rdf_type: None,
         }
@@ -91,7 +95,7 @@ impl<'a> Encoder<'a> {
         if let Some((id, _)) = self.terms.get(self.buffer.as_slice()) {
             return Ok(*id);
         }
-        let existing = if self.store_has_terms {
+        let existing = if self.store_had_terms {
             self.store.committed_term_id(&self.buffer)?
         } else {
             None
@@ -112,24 +116,30 @@ impl<'a> Encoder<'a> {
         Ok(id)
     }
 
-    /// Writes the collected quads out and ingests them; returns how many were new.
-    pub(super) fn flush(&mut self, state: &mut WriterState) -> Result<u64, StoreError> {
+    /// Writes the collected quads out as one chunk of `batch`, moving `state` (the counters as
+    /// the load has left them so far) on; returns how many quads were new. With `stage`, the
+    /// chunk is made readable to the chunks still to come.
+    pub(super) fn flush(
+        &mut self,
+        batch: &mut IngestBatch,
+        state: &mut WriterState,
+        stage: bool,
+    ) -> Result<u64, StoreError> {
         let store = self.store;
         let mut quads = std::mem::take(&mut self.quads);
         quads.sort_unstable();
         quads.dedup();
-        if self.store_has_quads && !quads.is_empty() {
-            let present = store.db().batched_multi_get_cf(
-                store.cf(Table::Spog),
-                quads.iter().map(|q| Permutation::Spog.key(q)),
-                true,
-            );
-            let present = present
-                .into_iter()
-                .map(|r| r.map(|v| v.is_some()))
-                .collect::<Result<Vec<_>, _>>()?;
+        if !quads.is_empty() {
+            let present = current_values(
+                store,
+                batch.staging(),
+                Table::Spog,
+                self.store_had_quads,
+                || quads.iter().map(|q| Permutation::Spog.key(q)),
+                |_| Ok(()),
+            )?;
             let mut flags = present.into_iter();
-            quads.retain(|_| !flags.next().unwrap_or(false));
+            quads.retain(|_| flags.next().flatten().is_none());
         }
         let new_terms = self
             .terms
@@ -144,34 +154,29 @@ impl<'a> Encoder<'a> {
             return Ok(0);
         }
 
-        let compact = if self.store_has_quads {
-            self.compact_graph_quads(&quads)?
+        let compact = if self.store_had_quads {
+            self.compact_graph_quads(batch, &quads)?
         } else {
             Vec::new()
         };
-        let batch = IngestBatch::new(store)?;
-        match self.write_chunk(&batch, &quads, &compact, new_terms, state) {
-            Ok(new_state) => {
-                let added = quads.len() as u64;
-                let mut new_state = new_state;
-                new_state.quad_count = state.quad_count + added;
-                batch.commit(store, &mut new_state, now_ms())?;
-                *state = new_state;
-                self.store_has_quads = state.quad_count > 0;
-                self.store_has_terms = state.next_dictionary_id > 1;
-                Ok(added)
-            }
-            Err(e) => {
-                batch.discard();
-                Err(e)
-            }
+        let mut new_state = self.write_chunk(batch, &quads, &compact, new_terms, state)?;
+        let added = quads.len() as u64;
+        new_state.quad_count = state.quad_count + added;
+        *state = new_state;
+        if stage {
+            batch.stage()?;
         }
+        Ok(added)
     }
 
     /// The committed quads of the compact graphs the chunk adds to, sorted. The loader writes
     /// every graph it touches indexed (see `quads::layout`), so these quads get their `gpos`
     /// and `gosp` entries in the same ingestion.
-    fn compact_graph_quads(&self, quads: &[EncodedQuad]) -> Result<Vec<EncodedQuad>, StoreError> {
+    fn compact_graph_quads(
+        &self,
+        batch: &IngestBatch,
+        quads: &[EncodedQuad],
+    ) -> Result<Vec<EncodedQuad>, StoreError> {
         let store = self.store;
         let mut graphs: Vec<TermId> = quads
             .iter()
@@ -181,19 +186,19 @@ impl<'a> Encoder<'a> {
             .into_iter()
             .collect();
         graphs.sort_unstable();
-        let values = store.db().batched_multi_get_cf(
-            store.cf(Table::Graphs),
-            graphs.iter().map(|g| g.to_be_bytes()),
+        // A graph an earlier chunk wrote is indexed already; only the store's may be compact.
+        let layouts = current_values(
+            store,
+            batch.staging(),
+            Table::Graphs,
             true,
-        );
+            || graphs.iter().map(|g| g.to_be_bytes()),
+            |v| Ok(GraphLayout::decode(v)?),
+        )?;
         let reader = store.reader();
         let mut found = Vec::new();
-        for (graph, value) in graphs.into_iter().zip(values) {
-            let compact = match value? {
-                Some(v) => GraphLayout::decode(&v)? == GraphLayout::Compact,
-                None => false,
-            };
-            if compact {
+        for (graph, layout) in graphs.into_iter().zip(layouts) {
+            if layout == Some(GraphLayout::Compact) {
                 for quad in reader.quads_for_pattern(None, None, None, Some(graph)) {
                     found.push(quad?);
                 }
@@ -212,7 +217,6 @@ impl<'a> Encoder<'a> {
         state: &WriterState,
     ) -> Result<WriterState, StoreError> {
         let store = self.store;
-        let db = store.db();
         // The six index orders are sorted and written by every core at once; this thread
         // writes the dictionary first, then joins in.
         let queue = Mutex::new(Permutation::ALL.to_vec());
@@ -275,6 +279,7 @@ impl<'a> Encoder<'a> {
             }
         }
         let old = self.existing_counters(
+            batch,
             Table::TermGraph,
             merged
                 .iter()
@@ -315,22 +320,18 @@ impl<'a> Encoder<'a> {
                 _ => usage.push((t, d)),
             }
         }
-        let existing: Vec<TermUsage> = if self.store_has_quads {
-            let values = db.batched_multi_get_cf(
-                store.cf(Table::TermStats),
-                usage.iter().map(|(t, _)| t.to_be_bytes()),
-                true,
-            );
-            values
-                .into_iter()
-                .map(|v| v?.map_or(Ok(TermUsage::default()), |v| Ok(TermUsage::decode(&v)?)))
-                .collect::<Result<_, StoreError>>()?
-        } else {
-            vec![TermUsage::default(); usage.len()]
-        };
+        let existing = current_values(
+            store,
+            batch.staging(),
+            Table::TermStats,
+            self.store_had_quads,
+            || usage.iter().map(|(t, _)| t.to_be_bytes()),
+            |v| Ok(TermUsage::decode(v)?),
+        )?;
         batch.write(
             Table::TermStats,
-            usage.iter().zip(existing).map(|((t, d), mut u)| {
+            usage.iter().zip(existing).map(|((t, d), u)| {
+                let mut u = u.unwrap_or_default();
                 u.apply(d);
                 (t.to_be_bytes(), u.encode())
             }),
@@ -339,6 +340,7 @@ impl<'a> Encoder<'a> {
 
         // Classes and graphs.
         let old = self.existing_counters(
+            batch,
             Table::ClassStats,
             classes.iter().map(|(c, _)| c.to_be_bytes().to_vec()),
         )?;
@@ -401,11 +403,18 @@ impl<'a> Encoder<'a> {
                 Some((last, ids)) if *last == key => ids.extend_from_slice(&id.to_be_bytes()),
                 _ => {
                     let mut ids = Vec::new();
-                    if is_hashed_key(&key) && self.store_has_terms {
-                        if let Some(existing) =
-                            store.db().get_cf(store.cf(Table::TermToId), &key)?
-                        {
-                            ids = encode_ids(&decode_ids(&existing)?);
+                    if is_hashed_key(&key) {
+                        // Ids of other terms with this hash, in the store or an earlier chunk.
+                        let existing = current_values(
+                            store,
+                            batch.staging(),
+                            Table::TermToId,
+                            self.store_had_terms,
+                            || std::iter::once(&key),
+                            |v| Ok(decode_ids(v)?),
+                        )?;
+                        if let Some(Some(existing)) = existing.into_iter().next() {
+                            ids = encode_ids(&existing);
                         }
                     }
                     ids.extend_from_slice(&id.to_be_bytes());
@@ -419,19 +428,20 @@ impl<'a> Encoder<'a> {
     /// Current values of counters (0 when absent); keys must be sorted.
     fn existing_counters(
         &self,
+        batch: &IngestBatch,
         table: Table,
         keys: impl Iterator<Item = Vec<u8>>,
     ) -> Result<Vec<u64>, StoreError> {
         let keys: Vec<Vec<u8>> = keys.collect();
-        if !self.store_has_quads {
-            return Ok(vec![0; keys.len()]);
-        }
-        self.store
-            .db()
-            .batched_multi_get_cf(self.store.cf(table), keys.iter(), true)
-            .into_iter()
-            .map(|v| v?.map_or(Ok(0), |v| Ok(decode_u64(&v)?)))
-            .collect()
+        let values = current_values(
+            self.store,
+            batch.staging(),
+            table,
+            self.store_had_quads,
+            || keys.iter(),
+            |v| Ok(decode_u64(v)?),
+        )?;
+        Ok(values.into_iter().map(Option::unwrap_or_default).collect())
     }
 }
 
@@ -572,10 +582,4 @@ fn runs<'q, K: PartialEq + Copy>(
         }
         Some((k, (i - start) as i64))
     })
-}
-
-fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }

@@ -1,13 +1,18 @@
 //! Sorted files in, atomically: writing SST files for a bulk load and ingesting them.
 //!
 //! A bulk load writes every table's new entries (index keys, dictionary entries, statistics
-//! with their final values) into SST files in a temporary folder inside the store, plus a
-//! manifest with the counters to set afterwards. Only when all files are complete does it
-//! record the folder in the `meta` table, ingest the files and then write the counters and
-//! clear the record in one batch. Every file holds final values, so ingesting one twice is
-//! harmless: if the process dies in between, the next open ingests the whole folder again and
-//! finishes the load; if it dies before the record is written, the folder is just deleted.
+//! with their final values) into SST files in a temporary folder inside the store, chunk after
+//! chunk, each chunk's files holding the values as of the end of that chunk. Nothing goes into
+//! the store while chunks are written: later chunks read the earlier ones' values from a
+//! staging copy (see `staging`). Only when every chunk is complete does the load write a
+//! manifest (the files in the order they were written, and the counters to set afterwards),
+//! record the folder in the `meta` table, ingest the files in that order and then write the
+//! counters and clear the record in one batch. A later file's value replaces an earlier one's,
+//! and ingesting the files again in the same order ends in the same state: if the process dies
+//! after the record is written, the next open ingests the whole folder again and finishes the
+//! load; if it dies before, the folder is just deleted and the store never saw the load.
 
+use super::staging::Staging;
 use crate::error::{CorruptionError, StoreError};
 use crate::kv::{ingest_options, meta_key, StoreOptions, Table};
 use crate::stats::encode_u64;
@@ -18,16 +23,25 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
+use std::time::{SystemTime, UNIX_EPOCH};
 
 const PENDING_INGEST: &[u8] = b"pending_ingest";
 const TMP_PREFIX: &str = "load-tmp-";
 const MANIFEST: &str = "manifest";
+const STAGING: &str = "staging";
 
-/// A folder of SST files being prepared for one ingest.
+/// The folder of SST files a load writes, ingested into the store at its end.
+///
+/// Dropping it without [`IngestBatch::commit`] removes the folder: the store never saw it.
 pub(crate) struct IngestBatch {
+    staging: Option<Staging>,
     dir: PathBuf,
     files: Mutex<Vec<(usize, Table, PathBuf)>>,
     next_file: AtomicUsize,
+    /// Files numbered below this one are staged.
+    staged_below: usize,
+    /// Set once the folder is recorded in `meta`: from then on the next open needs it.
+    recorded: bool,
     store_options: StoreOptions,
 }
 
@@ -43,9 +57,12 @@ impl IngestBatch {
         }
         fs::create_dir_all(&dir)?;
         Ok(Self {
+            staging: None,
             dir,
             files: Mutex::new(Vec::new()),
             next_file: AtomicUsize::new(0),
+            staged_below: 0,
+            recorded: false,
             store_options: store.options().clone(),
         })
     }
@@ -80,21 +97,42 @@ impl IngestBatch {
         Ok(())
     }
 
-    /// Ingests every file and sets the writer counters, as one recoverable step.
-    pub(crate) fn commit(
-        self,
-        store: &Store,
-        state: &mut WriterState,
-        last_commit_ms: u64,
-    ) -> Result<(), StoreError> {
-        let mut files = self.files.into_inner().unwrap_or_else(|e| e.into_inner());
+    /// Makes the files written since the last call readable to the chunks still to come (see
+    /// `staging`).
+    pub(crate) fn stage(&mut self) -> Result<(), StoreError> {
+        let mut files = self.files.lock().unwrap_or_else(|e| e.into_inner());
+        files.sort_unstable_by_key(|(index, _, _)| *index);
+        if self.staging.is_none() {
+            self.staging = Some(Staging::open(&self.dir.join(STAGING), &self.store_options)?);
+        }
+        if let Some(staging) = &self.staging {
+            for (_, table, path) in files.iter().filter(|(i, _, _)| *i >= self.staged_below) {
+                staging.add(*table, path)?;
+            }
+        }
+        self.staged_below = self.next_file.load(Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// The staged chunks, once there are any.
+    pub(crate) fn staging(&self) -> Option<&Staging> {
+        self.staging.as_ref()
+    }
+
+    /// Ingests every file in the order written and sets the writer counters to `state`, as
+    /// one recoverable step.
+    pub(crate) fn commit(mut self, store: &Store, state: &WriterState) -> Result<(), StoreError> {
+        self.staging = None;
+        let mut files = std::mem::take(self.files.get_mut().unwrap_or_else(|e| e.into_inner()));
         files.sort_unstable_by_key(|(index, _, _)| *index);
         let manifest = Manifest {
             state: state.clone(),
-            last_commit_ms,
+            last_commit_ms: now_ms(),
             files: files.into_iter().map(|(_, t, p)| (t, p)).collect(),
         };
         manifest.write(&self.dir)?;
+        // The folder's entries too, before the record that makes the next open need them.
+        fs::File::open(&self.dir)?.sync_all()?;
         let db = store.db();
         let mut options = rocksdb::WriteOptions::default();
         options.set_sync(true);
@@ -103,6 +141,7 @@ impl IngestBatch {
             .file_name()
             .and_then(|n| n.to_str())
             .ok_or_else(|| CorruptionError::msg("temporary folder name is not UTF-8"))?;
+        self.recorded = true;
         db.put_cf_opt(
             store.cf(Table::Meta),
             PENDING_INGEST,
@@ -119,11 +158,22 @@ impl IngestBatch {
         store.publish_sequence(state.sequence);
         Ok(())
     }
+}
 
-    /// Removes the folder without ingesting anything.
-    pub(crate) fn discard(self) {
-        let _ = fs::remove_dir_all(&self.dir);
+impl Drop for IngestBatch {
+    fn drop(&mut self) {
+        // The staging database closes before its folder goes.
+        self.staging = None;
+        if !self.recorded {
+            let _ = fs::remove_dir_all(&self.dir);
+        }
     }
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
 struct Manifest {
@@ -227,8 +277,9 @@ fn ingest_files(store: &Store, manifest: &Manifest) -> Result<(), StoreError> {
     let db = store.db();
     for (table, path) in &manifest.files {
         let mut options = IngestExternalFileOptions::default();
-        // Hard-link, do not move: the folder must stay complete until the counters are
-        // written, so that a crash in between can ingest it again.
+        // Copy, do not move (a move links the file in and deletes this name): the folder must
+        // stay complete until the counters are written, so that a crash in between can ingest
+        // it again.
         options.set_move_files(false);
         db.ingest_external_file_cf_opts(store.cf(*table), &options, vec![path])?;
     }

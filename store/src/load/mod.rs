@@ -11,6 +11,7 @@ mod bulk;
 mod chunk;
 mod ingest;
 mod input;
+mod staging;
 
 pub use bulk::{BulkLoader, LoadProgress, LoadReport};
 pub(crate) use ingest::recover_interrupted_ingest;

@@ -3,8 +3,8 @@
 
 use crate::oracle::{check_store, Model};
 use crate::support::{
-    bulk_load, bulk_loaded_music, counts, dump, music, options, parse, read_only_options,
-    transaction_load, with_raw_meta, write_input, TempStore,
+    bulk_load, bulk_loaded_music, counts, dump, load_folders, music, options, parse,
+    read_only_options, transaction_load, with_raw_meta, write_input, TempStore,
 };
 use lodestone_store::load::{simulate_crash_after_next_ingest, BulkLoader, Input, RdfFormat};
 use lodestone_store::{Store, StoreError, StoreOptions, FORMAT_VERSION};
@@ -201,14 +201,7 @@ fn interrupted_bulk_ingest_is_finished_at_the_next_open() {
         sequence + 1,
         "the interrupted load's commit is finished"
     );
-    let leftovers = std::fs::read_dir(store.path())
-        .expect("store folder")
-        .filter(|e| {
-            e.as_ref()
-                .is_ok_and(|e| e.file_name().to_string_lossy().starts_with("load-tmp"))
-        })
-        .count();
-    assert_eq!(leftovers, 0, "the load folder is removed");
+    assert_eq!(load_folders(&store.path()), 0, "the load folder is removed");
     // And the store goes on normally.
     transaction_load(
         &store,

@@ -213,6 +213,17 @@ pub fn bulk_loaded_music(lines: usize) -> TempStore {
     store
 }
 
+/// The temporary folders (and standard input copies) of bulk loads left in a store folder.
+pub fn load_folders(store_path: &Path) -> usize {
+    std::fs::read_dir(store_path)
+        .expect("store folder")
+        .filter(|e| {
+            e.as_ref()
+                .is_ok_and(|e| e.file_name().to_string_lossy().starts_with("load-tmp"))
+        })
+        .count()
+}
+
 /// Runs `f` on the `meta` table of a closed store, opened with RocksDB alone: tests turn a
 /// store into what an older format wrote.
 pub fn with_raw_meta<R>(

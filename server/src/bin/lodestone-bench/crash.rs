@@ -269,6 +269,11 @@ pub fn run(args: &CrashArgs) -> anyhow::Result<()> {
         }
     );
     println!("text index checks:        {text_checks} graphs agreed with the store after catch-up");
+    print_violations(&violations)
+}
+
+/// Prints the count and the first twenty violations; fails if there is any.
+pub fn print_violations(violations: &[String]) -> anyhow::Result<()> {
     println!("violations:               {}", violations.len());
     for violation in violations.iter().take(20) {
         println!("  {violation}");

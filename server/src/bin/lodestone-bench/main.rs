@@ -9,6 +9,8 @@
 //! - `pages`: HTML entity pages per second and their latency under `wrk`;
 //! - `crash`: graph replacements while the server is killed with SIGKILL, restarted, checked
 //!   (every graph one whole version, and the text index in agreement once caught up);
+//! - `crash-load`: `lodestone load` killed with SIGKILL during multi-chunk loads (the next open
+//!   shows none or all of the load; a rerun gives the exact quad count);
 //! - `concurrency`: 32 readers and a writer replacing a 10,000-quad graph every second;
 //! - `load-http`: wrk on a list of requests against the sample dataset, memory before/after;
 //! - `facets`: facet engine latency per view and depth from random classes and words;
@@ -17,6 +19,7 @@
 mod bsbm;
 mod concurrency;
 mod crash;
+mod crash_load;
 mod crash_text;
 mod facets;
 mod load_http;
@@ -87,6 +90,9 @@ enum Command {
     /// Replace named graphs over HTTP while the server is killed (SIGKILL) at random moments;
     /// restart it and check that every graph is one whole version, acknowledged writes kept.
     Crash(crash::CrashArgs),
+    /// Kill `lodestone load` (SIGKILL) at random moments of multi-chunk loads; the next open
+    /// must show none or all of the load, and a rerun exactly the quads of one load.
+    CrashLoad(crash_load::CrashLoadArgs),
     /// 32 readers and one writer replacing a 10,000-quad graph every second: no reader sees a
     /// mix of two versions; read p99 against the idle p99.
     Concurrency(concurrency::ConcurrencyArgs),
@@ -137,6 +143,7 @@ fn main() -> anyhow::Result<()> {
         Command::Pages(args) => pages::run(&args),
         Command::Ui(args) => ui::run(&args),
         Command::Crash(args) => crash::run(&args),
+        Command::CrashLoad(args) => crash_load::run(&args),
         Command::Concurrency(args) => concurrency::run(&args),
         Command::LoadHttp(args) => load_http::run(&args),
         Command::Facets {

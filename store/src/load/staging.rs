@@ -1,0 +1,112 @@
+//! The chunks of a bulk load written so far, readable before the store has any of them.
+//!
+//! A load of several chunks commits them all at its end (see `ingest`), yet each chunk is
+//! written against the chunks before it: its quads are deduplicated against theirs, and its
+//! counters (term statistics, term–graph positions, class counts), graph layouts and the id
+//! lists of its hashed dictionary keys continue from theirs. So the files of the tables a
+//! later chunk reads back are also ingested, as copies, into a staging RocksDB database in the
+//! load's folder, which never compacts; a look-up reads the staged value first and falls back
+//! to the store, which the load leaves unchanged until its commit. The other index orders and
+//! the tables no chunk reads back (`id2term`, `hash_iris`, `changes`) are not staged.
+//!
+//! The copies cost disk: about a sixth of the quad indexes' files (only `spog` is staged) plus
+//! the counters, until the load's folder is removed.
+
+use crate::error::StoreError;
+use crate::kv::{open_staging_db, StoreOptions, Table};
+use crate::store::Store;
+use rocksdb::{ColumnFamily, IngestExternalFileOptions, DB};
+use std::path::Path;
+
+/// The tables whose staged values later chunks read.
+const STAGED_TABLES: [Table; 6] = [
+    Table::Spog,
+    Table::TermToId,
+    Table::TermStats,
+    Table::TermGraph,
+    Table::ClassStats,
+    Table::Graphs,
+];
+
+/// The staging database of one load.
+pub(crate) struct Staging {
+    db: DB,
+}
+
+impl Staging {
+    /// Creates the staging database in `path`, with a quarter of the store's block cache.
+    pub(crate) fn open(path: &Path, store_options: &StoreOptions) -> Result<Self, StoreError> {
+        let options = StoreOptions {
+            block_cache_bytes: (store_options.block_cache_bytes / 4).max(8 << 20),
+            ..store_options.clone()
+        };
+        Ok(Self {
+            db: open_staging_db(path, &options)?,
+        })
+    }
+
+    /// Adds a copy of one written file, if later chunks read its table. Files must come in
+    /// the order they were written: a later file's values replace an earlier one's.
+    pub(crate) fn add(&self, table: Table, file: &Path) -> Result<(), StoreError> {
+        if !STAGED_TABLES.contains(&table) {
+            return Ok(());
+        }
+        // A copy, not a link: ingestion writes its sequence number into the file it takes,
+        // and the original must stay as written for the store's own ingestion.
+        let mut options = IngestExternalFileOptions::default();
+        options.set_move_files(false);
+        self.db
+            .ingest_external_file_cf_opts(self.cf(table), &options, vec![file])?;
+        Ok(())
+    }
+
+    fn cf(&self, table: Table) -> &ColumnFamily {
+        // Every table is created at open, so a missing handle is a programming error.
+        #[allow(clippy::expect_used)]
+        self.db
+            .cf_handle(table.name())
+            .expect("every table is opened with the staging database")
+    }
+}
+
+/// The values in `table` of `keys` (sorted, and produced alike by every call of `keys`) as
+/// the load has left them so far: a staged chunk's value, else the store's when `in_store`
+/// (the store held data of that kind before the load), else `None`.
+pub(crate) fn current_values<K, I, T>(
+    store: &Store,
+    staging: Option<&Staging>,
+    table: Table,
+    in_store: bool,
+    keys: impl Fn() -> I,
+    decode: impl Fn(&[u8]) -> Result<T, StoreError>,
+) -> Result<Vec<Option<T>>, StoreError>
+where
+    K: AsRef<[u8]>,
+    I: Iterator<Item = K>,
+{
+    let mut values: Vec<Option<T>> = match staging {
+        Some(staging) => staging
+            .db
+            .batched_multi_get_cf(staging.cf(table), keys(), true)
+            .into_iter()
+            .map(|v| v?.map(|v| decode(&v)).transpose())
+            .collect::<Result<_, StoreError>>()?,
+        None => keys().map(|_| None).collect(),
+    };
+    if in_store {
+        let missing = keys()
+            .zip(&values)
+            .filter(|(_, v)| v.is_none())
+            .map(|(k, _)| k);
+        let found = store
+            .db()
+            .batched_multi_get_cf(store.cf(table), missing, true);
+        let mut found = found.into_iter();
+        for value in values.iter_mut().filter(|v| v.is_none()) {
+            if let Some(v) = found.next() {
+                *value = v?.map(|v| decode(&v)).transpose()?;
+            }
+        }
+    }
+    Ok(values)
+}
