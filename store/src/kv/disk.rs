@@ -14,7 +14,7 @@ pub struct StoreOptions {
     /// Size of the shared block cache in bytes.
     pub block_cache_bytes: usize,
     /// Size of one memtable (per table) in bytes; the quad indexes' are capped at
-    /// [`QUAD_INDEX_MEMTABLE_BYTES`].
+    /// `QUAD_INDEX_MEMTABLE_BYTES`.
     pub write_buffer_bytes: usize,
     /// Memory of all memtables together; past it the largest is flushed early (0: no cap).
     pub total_write_buffer_bytes: usize,
