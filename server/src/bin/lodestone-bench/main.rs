@@ -22,6 +22,7 @@ mod crash;
 mod crash_load;
 mod crash_text;
 mod facets;
+mod hostile;
 mod load_http;
 mod pages;
 mod process;
@@ -93,6 +94,9 @@ enum Command {
     /// Kill `lodestone load` (SIGKILL) at random moments of multi-chunk loads; the next open
     /// must show none or all of the load, and a rerun exactly the quads of one load.
     CrashLoad(crash_load::CrashLoadArgs),
+    /// Issue 27's figures: 16 memory-hungry queries at once and 600 stalled 9 MB bodies against
+    /// the real server (peak memory, answer times, slots freed, how bodies were refused).
+    Hostile(hostile::HostileArgs),
     /// 32 readers and one writer replacing a 10,000-quad graph every second: no reader sees a
     /// mix of two versions; read p99 against the idle p99.
     Concurrency(concurrency::ConcurrencyArgs),
@@ -145,6 +149,7 @@ fn main() -> anyhow::Result<()> {
         Command::Crash(args) => crash::run(&args),
         Command::CrashLoad(args) => crash_load::run(&args),
         Command::Concurrency(args) => concurrency::run(&args),
+        Command::Hostile(args) => hostile::run(&args),
         Command::LoadHttp(args) => load_http::run(&args),
         Command::Facets {
             data,

@@ -86,6 +86,11 @@ impl ServerProcess {
         format!("{}{path}", self.base)
     }
 
+    /// The process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Resident memory in KiB (Linux).
     pub fn rss_kib(&self) -> Option<u64> {
         proc_status_kib(self.child.id(), "VmRSS:")
