@@ -7,7 +7,8 @@
 //!
 //! Parameters come from the URL and, for forms, from the body as well: `default-graph-uri`,
 //! `named-graph-uri`, `using-graph-uri`, `using-named-graph-uri` (each repeatable), `timeout`
-//! (seconds) and `format`. Parameters this server does not know are ignored. A request with
+//! (seconds) and `format` (also read from `output` and `results`, as clients of other servers
+//! send them; repeats are allowed). Parameters this server does not know are ignored. A request with
 //! neither `query` nor `update` asks for the service description.
 
 use crate::error::ApiError;
@@ -47,8 +48,9 @@ pub struct SparqlRequest {
     pub using_named_graphs: Vec<NamedNode>,
     /// `timeout=`: a lower time budget than the server's.
     pub timeout: Option<Duration>,
-    /// `format=`: a result syntax name or media type, overriding `Accept`.
-    pub format: Option<String>,
+    /// `format=`, then `output=` and `results=` values (names or media types clients add, in
+    /// the order given): the first naming a representation the server has overrides `Accept`.
+    pub formats: Vec<String>,
     /// The `Accept` header.
     pub accept: AcceptHeader,
     /// The request headers (authorization and origin checks need them).
@@ -154,7 +156,11 @@ impl FromRequest<AppState> for SparqlRequest {
             using_graphs: iris(&params, "using-graph-uri")?,
             using_named_graphs: iris(&params, "using-named-graph-uri")?,
             timeout: timeout(&params)?,
-            format: single(&params, "format")?.map(str::to_owned),
+            formats: ["format", "output", "results"]
+                .iter()
+                .flat_map(|name| params.iter().filter(move |(k, _)| k == name))
+                .map(|(_, v)| v.clone())
+                .collect(),
             accept: accept_header(&headers),
             headers,
             _body: body_share,
@@ -193,16 +199,17 @@ fn operation(
     }
 }
 
-/// The value of a parameter that may appear at most once.
+/// The value of a parameter that may appear once (or repeated with the same value, as some
+/// clients send it in both the URL and the body).
 fn single<'a>(params: &'a [(String, String)], name: &str) -> Result<Option<&'a str>, ApiError> {
     let mut values = params
         .iter()
         .filter(|(k, _)| k == name)
         .map(|(_, v)| v.as_str());
     let first = values.next();
-    if values.next().is_some() {
+    if values.any(|other| Some(other) != first) {
         return Err(ApiError::BadRequest(format!(
-            "the parameter {name} is given more than once"
+            "the parameter {name} is given more than once, with different values"
         )));
     }
     Ok(first)

@@ -31,7 +31,7 @@ pub const RDF_OFFERS: [Offer<RdfFormat>; 11] = [
 ];
 
 /// `format=` names for RDF.
-const RDF_NAMES: [(&str, RdfFormat); 16] = [
+const RDF_NAMES: [(&str, RdfFormat); 17] = [
     ("ttl", RdfFormat::Turtle),
     ("turtle", RdfFormat::Turtle),
     ("nt", RdfFormat::NTriples),
@@ -40,6 +40,8 @@ const RDF_NAMES: [(&str, RdfFormat); 16] = [
     ("rdf", RdfFormat::RdfXml),
     ("rdfxml", RdfFormat::RdfXml),
     ("xml", RdfFormat::RdfXml),
+    // SPARQLWrapper's name for RDF/XML.
+    ("rdf+xml", RdfFormat::RdfXml),
     ("jsonld", JSON_LD),
     ("json-ld", JSON_LD),
     ("json", JSON_LD),

@@ -6,6 +6,7 @@
 
 use crate::error::ApiError;
 use crate::extract::auth::authorize_write;
+use crate::extract::negotiate::AcceptHeader;
 use crate::extract::parse;
 use crate::extract::sparql::{Operation, SparqlRequest};
 use crate::respond::stream::{run_write, stream_blocking, ChunkSink, Outcome, TRUNCATED_HEADER};
@@ -80,10 +81,10 @@ async fn query(state: AppState, request: SparqlRequest, text: &str) -> Result<Re
     let query = parse::query(&state, text).await?;
     let format = match &query {
         Query::Select { .. } | Query::Ask { .. } => {
-            AnswerFormat::Results(results::choose(&request.accept, request.format.as_deref())?)
+            AnswerFormat::Results(negotiate(&request, results::choose)?)
         }
         Query::Construct { .. } | Query::Describe { .. } => {
-            AnswerFormat::Rdf(rdf::choose(&request.accept, request.format.as_deref())?)
+            AnswerFormat::Rdf(negotiate(&request, rdf::choose)?)
         }
     };
     let Taken { permit, budget } = state.query_slot(budget(&state, request.timeout)).await?;
@@ -137,6 +138,23 @@ fn write_answer(
         _ => Err(ApiError::Internal(
             "the query's answer does not match its form".into(),
         )),
+    }
+}
+
+/// The representation of the first `format=` (or `output=`, `results=`) value that `choose`
+/// knows; when none does, the one `Accept` asks for.
+fn negotiate<T>(
+    request: &SparqlRequest,
+    choose: impl Fn(&AcceptHeader, Option<&str>) -> Result<T, ApiError>,
+) -> Result<T, ApiError> {
+    let any = AcceptHeader::any();
+    match request
+        .formats
+        .iter()
+        .find_map(|name| choose(&any, Some(name)).ok())
+    {
+        Some(format) => Ok(format),
+        None => choose(&request.accept, None),
     }
 }
 
@@ -214,8 +232,7 @@ fn endpoint_iri(headers: &HeaderMap) -> Option<NamedNode> {
 /// A `sd:Service` description of this endpoint, in the negotiated RDF syntax (Turtle if the
 /// client asks for nothing RDF, e.g. a browser).
 fn service_description(state: &AppState, request: &SparqlRequest) -> Result<Response, ApiError> {
-    let format =
-        rdf::choose(&request.accept, request.format.as_deref()).unwrap_or(RdfFormat::Turtle);
+    let format = negotiate(request, rdf::choose).unwrap_or(RdfFormat::Turtle);
     let service = BlankNode::default();
     let mut triples = vec![Triple::new(
         service.clone(),

@@ -84,3 +84,55 @@ fn sparqlwrapper_selects_and_updates_with_a_token() {
     );
     assert_eq!(String::from_utf8_lossy(&output.stdout).trim(), "ok");
 }
+
+/// SPARQLWrapper's every return format on each query form: each request succeeds and converts.
+const FORMATS_SCRIPT: &str = r#"
+import sys
+from SPARQLWrapper import SPARQLWrapper, JSON, XML, CSV, TSV, TURTLE, N3, RDF, RDFXML, JSONLD
+
+endpoint, subject = sys.argv[1], sys.argv[2]
+forms = {
+    "SELECT": ("SELECT ?p ?o WHERE { <%s> ?p ?o }" % subject, [JSON, XML, CSV, TSV]),
+    "ASK": ("ASK { <%s> ?p ?o }" % subject, [JSON, XML]),
+    "CONSTRUCT": ("CONSTRUCT { <%s> ?p ?o } WHERE { <%s> ?p ?o }" % (subject, subject),
+                  [XML, RDFXML, RDF, TURTLE, N3, JSONLD]),
+    "DESCRIBE": ("DESCRIBE <%s>" % subject, [XML, RDFXML, RDF, TURTLE, N3, JSONLD]),
+}
+failures = []
+for form, (query, formats) in forms.items():
+    for fmt in formats:
+        client = SPARQLWrapper(endpoint)
+        client.setReturnFormat(fmt)
+        client.setQuery(query)
+        try:
+            result = client.query().convert()
+            if result is None or (hasattr(result, "__len__") and len(result) == 0):
+                failures.append("%s %s: empty %r" % (form, fmt, result))
+        except Exception as error:
+            failures.append("%s %s: %s" % (form, fmt, error))
+if failures:
+    raise SystemExit("\n".join(failures))
+print("ok")
+"#;
+
+#[test]
+fn sparqlwrapper_every_return_format_on_every_query_form() {
+    let Some(python) = python_with_sparqlwrapper() else {
+        return;
+    };
+    let subject = format!("{EX}s");
+    let server = TestServer::with_data(
+        ServerSettings::default(),
+        &format!("<{subject}> <{EX}name> \"a name\" . <{subject}> <{EX}knows> <{EX}o> ."),
+    );
+    let output = Command::new(python)
+        .args(["-c", FORMATS_SCRIPT, &server.url("/sparql"), &subject])
+        .output()
+        .expect("run python");
+    assert!(
+        output.status.success(),
+        "SPARQLWrapper failed:\n{}\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}

@@ -108,12 +108,74 @@ fn format_parameter_overrides_accept() {
             .expect("request");
         assert_eq!(content_type(&response), expected);
     }
+    // A name the server does not have leaves the choice to `Accept`.
     let response = client()
         .get(server.url("/sparql"))
         .query(&[("query", NAMES), ("format", "yaml")])
+        .header("Accept", "text/csv")
+        .send()
+        .expect("request");
+    assert!(content_type(&response).starts_with("text/csv"));
+    let response = client()
+        .get(server.url("/sparql"))
+        .query(&[("query", NAMES), ("format", "yaml")])
+        .header("Accept", "image/png")
         .send()
         .expect("request");
     assert_eq!(response.status(), 406);
+}
+
+/// What SPARQLWrapper and other clients send: `format` and `output` (repeated), a repeated
+/// identical `query`; the first name the server has for the query's form wins.
+#[test]
+fn repeated_and_foreign_format_parameters_do_not_fail_a_query() {
+    let server = server();
+    let construct = "CONSTRUCT { ?s ?p ?o } WHERE { ?s ?p ?o } LIMIT 3";
+    for (pairs, expected) in [
+        (
+            vec![
+                ("query", construct),
+                ("format", "xml"),
+                ("output", "xml"),
+                ("results", "xml"),
+            ],
+            "application/rdf+xml",
+        ),
+        (
+            vec![
+                ("query", construct),
+                ("format", "rdf+xml"),
+                ("format", "rdf+xml"),
+            ],
+            "application/rdf+xml",
+        ),
+        (
+            vec![("query", NAMES), ("query", NAMES), ("output", "json")],
+            "application/sparql-results+json",
+        ),
+        (
+            vec![("query", NAMES), ("format", "yaml"), ("results", "csv")],
+            "text/csv",
+        ),
+    ] {
+        let response = client()
+            .get(server.url("/sparql"))
+            .query(&pairs)
+            .send()
+            .expect("request");
+        assert_eq!(response.status(), 200, "{pairs:?}");
+        assert!(
+            content_type(&response).starts_with(expected),
+            "{pairs:?}: {}",
+            content_type(&response)
+        );
+    }
+    let response = client()
+        .get(server.url("/sparql"))
+        .query(&[("query", NAMES), ("query", "ASK {}")])
+        .send()
+        .expect("request");
+    assert_eq!(response.status(), 400);
 }
 
 #[test]
@@ -245,7 +307,7 @@ fn protocol_errors_are_400_and_unknown_parameters_are_ignored() {
     let server = server();
     let twice = client()
         .get(format!(
-            "{}?query=ASK%7B%7D&query=ASK%7B%7D",
+            "{}?query=ASK%7B%7D&query=ASK%7B%20%7D",
             server.url("/sparql")
         ))
         .send()
@@ -448,4 +510,44 @@ fn errors_are_json_with_a_stable_code() {
     let response = server.query("SELEC", "*/*");
     assert_eq!(content_type(&response), "application/json");
     assert_eq!(error_code(response), "query_syntax");
+}
+
+/// A call of a function the server does not know is valid SPARQL: it raises an expression error
+/// per solution (a BIND leaves its variable unbound, a FILTER drops the row), not a 400.
+#[test]
+fn unknown_functions_are_expression_errors_not_refusals() {
+    let server = server();
+    let json: serde_json::Value = client()
+        .get(server.url("/sparql"))
+        .query(&[(
+            "query",
+            "SELECT ?x ?y WHERE { BIND(1 AS ?x) BIND(<http://example.org/f>(?x) AS ?y) }",
+        )])
+        .header("Accept", "application/sparql-results+json")
+        .send()
+        .expect("request")
+        .json()
+        .expect("json");
+    let rows = json["results"]["bindings"]
+        .as_array()
+        .expect("rows")
+        .clone();
+    assert_eq!(rows.len(), 1, "{json}");
+    assert_eq!(rows[0]["x"]["value"], "1");
+    assert!(rows[0].get("y").is_none(), "{json}");
+    let filtered: serde_json::Value = client()
+        .get(server.url("/sparql"))
+        .query(&[(
+            "query",
+            "SELECT * WHERE { BIND(1 AS ?x) FILTER(<http://example.org/f>(?x)) }",
+        )])
+        .header("Accept", "application/sparql-results+json")
+        .send()
+        .expect("request")
+        .json()
+        .expect("json");
+    assert_eq!(
+        filtered["results"]["bindings"].as_array().map(Vec::len),
+        Some(0)
+    );
 }

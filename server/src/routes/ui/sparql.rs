@@ -44,7 +44,7 @@ pub fn is_for_browser(method: &Method, request: &SparqlRequest) -> bool {
         .chain(RDF_OFFERS.iter().map(|o| o.media_type))
         .collect();
     *method == Method::GET
-        && request.format.is_none()
+        && request.formats.is_empty()
         && matches!(
             request.operation,
             Operation::Query(_) | Operation::ServiceDescription

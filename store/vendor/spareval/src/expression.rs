@@ -1570,11 +1570,11 @@ pub fn build_expression_evaluator<'a, C: ExpressionEvaluatorContext<'a>>(
                             }))
                         )
                     }
-                    _ => {
-                        return Err(ExpressionEvaluationError::UnsupportedCustomFunction(
-                            function_name.clone(),
-                        ));
-                    }
+                    // Lodestone patch: a call of a function the evaluator does not know is
+                    // valid SPARQL; it raises an expression error when evaluated (SPARQL 1.1
+                    // §17.6), which leaves a BIND unbound and makes a FILTER false, instead of
+                    // refusing the whole query.
+                    _ => Rc::new(|_| None),
                 }
             }
         },
