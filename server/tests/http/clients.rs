@@ -66,14 +66,19 @@ fn sparqlwrapper_selects_and_updates_with_a_token() {
         return;
     };
     let server = TestServer::start(ServerSettings::default().with_update_token("py-token"));
+    run_script(
+        &python,
+        SCRIPT,
+        &[&server.url("/sparql"), "py-token", &format!("{EX}python")],
+    );
+}
+
+/// Runs a Python script with arguments; it must exit 0 and print `ok`.
+fn run_script(python: &str, script: &str, args: &[&str]) {
     let output = Command::new(python)
-        .args([
-            "-c",
-            SCRIPT,
-            &server.url("/sparql"),
-            "py-token",
-            &format!("{EX}python"),
-        ])
+        .arg("-c")
+        .arg(script)
+        .args(args)
         .output()
         .expect("run python");
     assert!(
@@ -125,14 +130,5 @@ fn sparqlwrapper_every_return_format_on_every_query_form() {
         ServerSettings::default(),
         &format!("<{subject}> <{EX}name> \"a name\" . <{subject}> <{EX}knows> <{EX}o> ."),
     );
-    let output = Command::new(python)
-        .args(["-c", FORMATS_SCRIPT, &server.url("/sparql"), &subject])
-        .output()
-        .expect("run python");
-    assert!(
-        output.status.success(),
-        "SPARQLWrapper failed:\n{}\n{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
+    run_script(&python, FORMATS_SCRIPT, &[&server.url("/sparql"), &subject]);
 }
