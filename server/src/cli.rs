@@ -69,9 +69,15 @@ pub struct LoadArgs {
     /// Base IRI for relative IRIs.
     #[arg(long)]
     pub base_iri: Option<String>,
-    /// Skip statements with syntax errors and report them, instead of failing.
+    /// Skip statements with syntax errors and report them (each with its file, line and
+    /// column; the first 100 listed, all counted), instead of failing. N-Triples and N-Quads
+    /// read on at the next line; other syntaxes where their parser resynchronises.
     #[arg(long)]
     pub lenient: bool,
+    /// Fail the load, leaving the store as it was, once more than N statements have been
+    /// skipped. Implies --lenient.
+    #[arg(long, value_name = "N")]
+    pub max_errors: Option<u64>,
     /// Quads held in memory before a chunk is sorted and written (about 70 bytes each).
     #[arg(long, default_value_t = 20_000_000)]
     pub chunk_quads: usize,

@@ -51,7 +51,7 @@ pub fn load(args: LoadArgs) -> anyhow::Result<()> {
         format: args.format.as_deref().map(parse_format).transpose()?,
         graph,
         base_iri: args.base_iri.clone(),
-        lenient: args.lenient,
+        lenient: args.lenient || args.max_errors.is_some(),
     };
     let inputs: Vec<Input> = args.files.iter().map(|f| Input::from_arg(f)).collect();
     for input in &inputs {
@@ -62,11 +62,14 @@ pub fn load(args: LoadArgs) -> anyhow::Result<()> {
         }
     }
     let reporter = Reporter::new();
-    let report = BulkLoader::new(&store)
+    let mut loader = BulkLoader::new(&store)
         .with_parse_options(options)
         .with_chunk_quads(args.chunk_quads)
-        .on_progress(move |p| reporter.update(p))
-        .load(&inputs)?;
+        .on_progress(move |p| reporter.update(p));
+    if let Some(max) = args.max_errors {
+        loader = loader.with_max_errors(max);
+    }
+    let report = loader.load(&inputs)?;
     let seconds = report.elapsed.as_secs_f64().max(1e-9);
     println!(
         "loaded {} quads ({} new) in {:.2} s: {:.0} quads/s",
@@ -76,12 +79,13 @@ pub fn load(args: LoadArgs) -> anyhow::Result<()> {
         report.quads_read as f64 / seconds
     );
     if report.skipped > 0 {
-        println!(
-            "skipped {} statements with errors; the first ones:",
-            report.skipped
-        );
+        println!("skipped {} statements with errors:", report.skipped);
         for error in &report.first_errors {
             println!("  {error}");
+        }
+        let unlisted = report.skipped - report.first_errors.len() as u64;
+        if unlisted > 0 {
+            println!("  … and {unlisted} more");
         }
     }
     Ok(())

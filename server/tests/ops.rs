@@ -367,3 +367,57 @@ fn output_into_a_closed_pipe_ends_quietly() {
         assert!(output.status.success(), "{command}: {stderr}");
     }
 }
+
+/// Issue 23, §1: a lenient load reads on after a bad statement and says exactly what it
+/// skipped; `--max-errors` fails the load past its limit and leaves the store as it was.
+#[test]
+fn lenient_load_keeps_the_lines_after_a_bad_one_and_max_errors_fails_whole() {
+    let dir = tempfile::tempdir().expect("dir");
+    let path = |name: &str| dir.path().join(name).to_string_lossy().into_owned();
+    std::fs::write(
+        path("bad.nt"),
+        "<http://ex.org/s1> <http://ex.org/p> \"good 1\" .\n\
+         <http://ex.org/s2> <http://ex.org/p> \"broken literal .\n\
+         <http://ex.org/s3> <http://ex.org/p> \"good 3\" .\n\
+         <http://ex.org/s4> <http://ex.org/p> \"good 4\" .\n\
+         <http://ex.org/s5> <http://ex.org/p> \"good 5\" .\n",
+    )
+    .expect("write");
+    let loaded = lodestone(&[
+        "load",
+        "--lenient",
+        "--data",
+        &path("data"),
+        &path("bad.nt"),
+    ]);
+    let stdout = String::from_utf8_lossy(&loaded.stdout);
+    assert!(loaded.status.success(), "{loaded:?}");
+    assert!(stdout.contains("loaded 4 quads"), "{stdout}");
+    assert!(stdout.contains("skipped 1 statements"), "{stdout}");
+    assert!(stdout.contains("bad.nt: line 2, column "), "{stdout}");
+
+    let limited = lodestone(&[
+        "load",
+        "--max-errors",
+        "0",
+        "--data",
+        &path("none"),
+        &path("bad.nt"),
+    ]);
+    assert!(!limited.status.success(), "{limited:?}");
+    let stderr = String::from_utf8_lossy(&limited.stderr);
+    assert!(stderr.contains("bad.nt: line 2, column "), "{stderr}");
+    let dump = lodestone(&["dump", "--data", &path("none")]);
+    assert!(dump.status.success(), "{dump:?}");
+    assert!(dump.stdout.is_empty(), "nothing loaded");
+    let within = lodestone(&[
+        "load",
+        "--max-errors",
+        "1",
+        "--data",
+        &path("none"),
+        &path("bad.nt"),
+    ]);
+    assert!(within.status.success(), "{within:?}");
+    assert!(String::from_utf8_lossy(&within.stdout).contains("loaded 4 quads"));
+}

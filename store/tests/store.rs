@@ -2,7 +2,8 @@
 //!
 //! One binary with a module per area (see `tests/store/`): the store against an in-memory
 //! model (`model`, `loading`), load/dump round trips (`roundtrip`), blank node scoping,
-//! failing loads (`failures`), crashes and reopening (`durability`), bulk loads killed midway
+//! failing loads (`failures`), lenient loads that skip bad statements and keep the rest
+//! (`lenient`), crashes and reopening (`durability`), bulk loads killed midway
 //! (`killed_loads`), snapshot isolation, space reclamation (`reclaim`), graphs cleared whole
 //! (`whole_graphs`), look-ups on files larger than a cache shard (`lookups`), the change log
 //! and backups. Shared helpers live in `support` (stores in temporary folders, dumps,
@@ -28,6 +29,8 @@ mod isolation;
 mod killed_loads;
 #[path = "store/layouts.rs"]
 mod layouts;
+#[path = "store/lenient.rs"]
+mod lenient;
 #[path = "store/loading.rs"]
 mod loading;
 #[path = "store/lookups.rs"]

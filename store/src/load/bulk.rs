@@ -11,11 +11,10 @@
 
 use super::chunk::Encoder;
 use super::ingest::IngestBatch;
-use super::{describe_parse_error, parser_for, Input, ParseOptions, RdfFormat, REPORTED_ERRORS};
+use super::{read_quads, Input, ParseOptions, RdfFormat, ReadError, REPORTED_ERRORS};
 use crate::error::StoreError;
 use crate::store::Store;
 use oxrdf::Quad;
-use oxrdfio::RdfParseError;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::sync_channel;
 use std::sync::Arc;
@@ -50,7 +49,8 @@ pub struct LoadReport {
     pub quads_added: u64,
     /// Statements skipped in lenient mode.
     pub skipped: u64,
-    /// The first errors skipped in lenient mode.
+    /// The first statements skipped in lenient mode ([`REPORTED_ERRORS`] at most), each as
+    /// `file: line L, column C: message`.
     pub first_errors: Vec<String>,
     /// Wall time.
     pub elapsed: Duration,
@@ -63,6 +63,7 @@ pub struct BulkLoader<'a> {
     store: &'a Store,
     options: ParseOptions,
     chunk_quads: usize,
+    max_errors: Option<u64>,
     progress: Option<ProgressFn>,
 }
 
@@ -73,6 +74,7 @@ impl<'a> BulkLoader<'a> {
             store,
             options: ParseOptions::default(),
             chunk_quads: DEFAULT_CHUNK_QUADS,
+            max_errors: None,
             progress: None,
         }
     }
@@ -86,6 +88,13 @@ impl<'a> BulkLoader<'a> {
     /// Quads kept in memory before a chunk is written (memory ≈ 70 bytes per quad).
     pub fn with_chunk_quads(mut self, quads: usize) -> Self {
         self.chunk_quads = quads.max(1);
+        self
+    }
+
+    /// Fails a lenient load, leaving the store as it was, once more than `max` statements
+    /// have been skipped (unlimited by default).
+    pub fn with_max_errors(mut self, max: u64) -> Self {
+        self.max_errors = Some(max);
         self
     }
 
@@ -122,27 +131,27 @@ impl<'a> BulkLoader<'a> {
         for input in inputs {
             let (format, options) = self.options_for(input)?;
             let reader = input.open(Some(Arc::clone(&bytes_read)))?;
-            let parser = parser_for(format, &options)?;
             let name = input.name();
-            let (sender, receiver) = sync_channel::<Vec<Result<Quad, RdfParseError>>>(4);
+            let (sender, receiver) = sync_channel::<Vec<Result<Quad, ReadError>>>(4);
             encoder.start_document();
             std::thread::scope(|scope| {
-                scope.spawn(move || {
+                let parse_options = &options;
+                let parse_name = &name;
+                let parser = scope.spawn(move || -> Result<(), StoreError> {
                     let mut batch = Vec::with_capacity(PARSE_BATCH);
-                    for quad in parser.for_reader(reader) {
-                        let fatal = quad
-                            .as_ref()
-                            .is_err_and(|e| !matches!(e, RdfParseError::Syntax(_)));
+                    for quad in read_quads(reader, parse_name, format, parse_options)? {
+                        let fatal = matches!(quad, Err(ReadError::Fatal(_)));
                         batch.push(quad);
                         if batch.len() == PARSE_BATCH || fatal {
                             // A fatal (I/O) error is sent on and ends the parse.
                             let sent = sender.send(std::mem::take(&mut batch)).is_ok();
                             if !sent || fatal {
-                                return;
+                                return Ok(());
                             }
                         }
                     }
                     let _ = sender.send(batch);
+                    Ok(())
                 });
                 for batch in receiver {
                     for quad in batch {
@@ -154,16 +163,18 @@ impl<'a> BulkLoader<'a> {
                                     return;
                                 }
                             }
-                            Err(e @ RdfParseError::Syntax(_)) if options.lenient => {
+                            Err(ReadError::Statement(e)) if options.lenient => {
                                 report.skipped += 1;
+                                if self.max_errors.is_some_and(|max| report.skipped > max) {
+                                    result = Err(too_many_errors(&report, e));
+                                    return;
+                                }
                                 if report.first_errors.len() < REPORTED_ERRORS {
-                                    report
-                                        .first_errors
-                                        .push(describe_parse_error(&name, &e).to_string());
+                                    report.first_errors.push(e.to_string());
                                 }
                             }
-                            Err(e) => {
-                                result = Err(describe_parse_error(&name, &e));
+                            Err(ReadError::Statement(e) | ReadError::Fatal(e)) => {
+                                result = Err(e);
                                 return;
                             }
                         }
@@ -189,6 +200,11 @@ impl<'a> BulkLoader<'a> {
                         last_progress = Instant::now();
                         self.report_progress(&report, &bytes_read, bytes_total, start, "parsing");
                     }
+                }
+                match parser.join() {
+                    Ok(Ok(())) => {}
+                    Ok(Err(e)) => result = Err(e),
+                    Err(panic) => std::panic::resume_unwind(panic),
                 }
             });
             // Dropping the receiver early makes the parser thread stop at its next send.
@@ -249,11 +265,33 @@ impl<'a> BulkLoader<'a> {
     fn validate(&self, inputs: &[Input]) -> Result<(), StoreError> {
         for input in inputs {
             let (format, options) = self.options_for(input)?;
-            for quad in parser_for(format, &options)?.for_reader(input.open(None)?) {
-                quad.map_err(|e| describe_parse_error(&input.name(), &e))?;
+            let name = input.name();
+            for quad in read_quads(input.open(None)?, &name, format, &options)? {
+                if let Err(ReadError::Statement(e) | ReadError::Fatal(e)) = quad {
+                    return Err(e);
+                }
             }
         }
         Ok(())
+    }
+}
+
+/// The error of a lenient load that met more bad statements than it may skip; `last` is the
+/// one over the limit.
+fn too_many_errors(report: &LoadReport, last: StoreError) -> StoreError {
+    let (source_name, message) = match last {
+        StoreError::Syntax {
+            source_name,
+            message,
+        } => (source_name, message),
+        other => (String::new(), other.to_string()),
+    };
+    StoreError::Syntax {
+        source_name,
+        message: format!(
+            "{message}; more than {} bad statements, so nothing is loaded",
+            report.skipped - 1
+        ),
     }
 }
 

@@ -5,12 +5,14 @@
 //! SPARQL Update and the Graph Store protocol); [`BulkLoader`] builds sorted index files and
 //! ingests them (the path of `lodestone load`). Either way blank node labels are scoped to the
 //! document they come from, and a syntax error leaves the store as it was unless the load is
-//! lenient.
+//! lenient. A lenient load skips each bad statement and reads on: N-Triples and N-Quads at the
+//! next line (see `lines`), the other syntaxes where their parser resynchronises.
 
 mod bulk;
 mod chunk;
 mod ingest;
 mod input;
+mod lines;
 mod staging;
 
 pub use bulk::{BulkLoader, LoadProgress, LoadReport};
@@ -23,7 +25,8 @@ pub use oxrdfio::RdfFormat;
 use crate::encoding::{EncodedQuad, TermId};
 use crate::error::StoreError;
 use crate::quads::writer::Transaction;
-use oxrdf::{BlankNodeRef, GraphName, GraphNameRef, NamedOrBlankNodeRef, QuadRef, TermRef};
+use lines::{LineQuads, LineSyntax};
+use oxrdf::{BlankNodeRef, GraphName, GraphNameRef, NamedOrBlankNodeRef, Quad, QuadRef, TermRef};
 use oxrdfio::{RdfParseError, RdfParser};
 use rustc_hash::FxHashMap;
 use std::io::Read;
@@ -70,12 +73,12 @@ pub struct ParseReport {
     pub quads: u64,
     /// Statements skipped in lenient mode.
     pub skipped: u64,
-    /// The first few errors skipped in lenient mode, with their positions.
+    /// The first skipped statements ([`REPORTED_ERRORS`] at most), each with its position.
     pub first_errors: Vec<String>,
 }
 
-/// How many skipped errors a report keeps.
-pub const REPORTED_ERRORS: usize = 10;
+/// How many skipped statements a report lists (all of them are counted).
+pub const REPORTED_ERRORS: usize = 100;
 
 /// Formats a parse error as `source:line:column: message`.
 pub fn describe_parse_error(source_name: &str, error: &RdfParseError) -> StoreError {
@@ -131,28 +134,66 @@ pub fn parse_into(
     let format = options
         .format
         .ok_or_else(|| StoreError::Format(format!("{source_name}: unknown RDF syntax")))?;
-    let parser = parser_for(format, options)?;
     let mut scope = BlankScope::default();
     let mut report = ParseReport::default();
-    for quad in parser.for_reader(reader) {
+    for quad in read_quads(reader, source_name, format, options)? {
         match quad {
             Ok(quad) => {
                 let encoded = encode_scoped(transaction, &mut scope, quad.as_ref())?;
                 transaction.insert_encoded(encoded)?;
                 report.quads += 1;
             }
-            Err(e @ RdfParseError::Syntax(_)) if options.lenient => {
+            Err(ReadError::Statement(e)) if options.lenient => {
                 report.skipped += 1;
                 if report.first_errors.len() < REPORTED_ERRORS {
-                    report
-                        .first_errors
-                        .push(describe_parse_error(source_name, &e).to_string());
+                    report.first_errors.push(e.to_string());
                 }
             }
-            Err(e) => return Err(describe_parse_error(source_name, &e)),
+            Err(ReadError::Statement(e) | ReadError::Fatal(e)) => return Err(e),
         }
     }
     Ok(report)
+}
+
+/// Why a document's quads stop or skip.
+pub(crate) enum ReadError {
+    /// One statement could not be read; a lenient load skips it and reads on.
+    Statement(StoreError),
+    /// The document cannot be read further (an I/O error).
+    Fatal(StoreError),
+}
+
+/// The quads of a document, in order, with its bad statements in their place.
+pub(crate) fn read_quads<'a, R: Read + 'a>(
+    reader: R,
+    source_name: &str,
+    format: RdfFormat,
+    options: &ParseOptions,
+) -> Result<Box<dyn Iterator<Item = Result<Quad, ReadError>> + 'a>, StoreError> {
+    let graph = options.graph.clone().unwrap_or_default();
+    let syntax = match format {
+        RdfFormat::NTriples => Some(LineSyntax::NTriples),
+        RdfFormat::NQuads => Some(LineSyntax::NQuads),
+        _ => None,
+    };
+    if let Some(syntax) = syntax {
+        return Ok(Box::new(LineQuads::new(reader, syntax, graph, source_name)));
+    }
+    let source_name = source_name.to_owned();
+    Ok(Box::new(
+        parser_for(format, options)?
+            .for_reader(reader)
+            .map(move |quad| {
+                quad.map_err(|e| match e {
+                    RdfParseError::Syntax(_) => {
+                        ReadError::Statement(describe_parse_error(&source_name, &e))
+                    }
+                    RdfParseError::Io(_) => {
+                        ReadError::Fatal(describe_parse_error(&source_name, &e))
+                    }
+                })
+            }),
+    ))
 }
 
 /// Encodes a quad for insertion, mapping its blank nodes through the document's scope.
