@@ -157,11 +157,6 @@ pub fn scan(text: &[u8]) -> TextShape {
     }
 }
 
-/// The deepest nesting of brackets plus a run of prefix operators anywhere in `text`.
-pub fn nesting_depth(text: &[u8]) -> usize {
-    scan(text).depth
-}
-
 /// The deepest JSON nesting accepted in a JSON-LD document: the JSON-LD processor recurses per
 /// level, and real documents nest a dozen levels or so.
 pub const MAX_JSON_DEPTH: usize = 256;
@@ -245,6 +240,10 @@ fn iri_end(text: &[u8], start: usize) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn nesting_depth(text: &[u8]) -> usize {
+        scan(text).depth
+    }
     use lodestone_store::sparql::SparqlParser;
 
     #[test]
