@@ -251,6 +251,11 @@ pub const MIN_HEADER_BYTES: usize = 8 << 10;
 /// index's share); the default upload limit is the memory budget divided by it.
 pub const UPLOAD_COST_FACTOR: usize = 32;
 
+/// What a SPARQL body of typical text (IRIs, literals) takes once parsed, as a multiple of its
+/// size ([`crate::extract::nesting::TextShape::tree_bytes`] gives 16 per byte of text and 256
+/// per term, a term every 30 bytes or so).
+pub const PARSED_BODY_FACTOR: usize = 24;
+
 /// A size in bytes, written as a number or with a unit (`10MB`, `512KiB`, `1G`); units are
 /// binary (1 KB = 1024 bytes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -760,7 +765,11 @@ impl Config {
         // (docs/configuration.md), and every body in flight is held whole.
         let max_upload_bytes =
             max_upload_bytes.unwrap_or((memory_bytes / UPLOAD_COST_FACTOR).max(1 << 20));
-        let max_body_bytes_in_flight = (memory_bytes / 4).max(max_body_bytes).max(max_upload_bytes);
+        // Bodies in flight and their parsed trees (extract/parse.rs) share one budget: half
+        // the memory budget, and room for one largest body of typical SPARQL once parsed.
+        let max_body_bytes_in_flight = (memory_bytes / 2)
+            .max(max_body_bytes.saturating_mul(PARSED_BODY_FACTOR))
+            .max(max_upload_bytes);
         store =
             store.with_sync_writes(pick!(sync, "--sync", "LODESTONE_SYNC").is_some_and(|(v, _)| v));
 

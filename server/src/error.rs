@@ -9,6 +9,7 @@
 
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
+use lodestone_facets::EngineError;
 use lodestone_store::StoreError;
 use std::time::Duration;
 
@@ -61,6 +62,14 @@ pub enum ApiError {
     #[error("the request body is larger than the limit of {limit} bytes")]
     PayloadTooLarge {
         /// The limit in bytes.
+        limit: usize,
+    },
+    /// Parsed, the request would take more memory than all request bodies in flight may.
+    #[error("the request would take about {} MB once parsed (its terms and text), more than the {} MB all requests in flight may hold; split it into smaller requests, or send data as a Graph Store upload", .estimate >> 20, .limit >> 20)]
+    ParsedTooLarge {
+        /// The estimated memory of the parsed request, in bytes.
+        estimate: usize,
+        /// The budget of all requests in flight, in bytes.
         limit: usize,
     },
     /// The request body's media type is not one this route reads.
@@ -146,6 +155,7 @@ impl ApiError {
             Self::GraphAlreadyExists(_) => ("graph_exists", StatusCode::CONFLICT),
             Self::NotAcceptable { .. } => ("not_acceptable", StatusCode::NOT_ACCEPTABLE),
             Self::PayloadTooLarge { .. } => ("payload_too_large", StatusCode::PAYLOAD_TOO_LARGE),
+            Self::ParsedTooLarge { .. } => ("parsed_too_large", StatusCode::PAYLOAD_TOO_LARGE),
             Self::UnsupportedMediaType { .. } => {
                 ("unsupported_media_type", StatusCode::UNSUPPORTED_MEDIA_TYPE)
             }
@@ -186,6 +196,19 @@ impl ApiError {
             StoreError::Format(m) | StoreError::Evaluation(m) => Self::Evaluation(m),
             other if other.is_user_error() => Self::Evaluation(other.to_string()),
             other => Self::Internal(other.to_string()),
+        }
+    }
+
+    /// Maps a facet engine error; `budget` names the time budget in a timeout message.
+    ///
+    /// The store's errors map as in [`Self::from_store`]; running out of time is a timeout;
+    /// a refused text constraint and a query without a view are evaluation errors.
+    pub fn from_facets(error: EngineError, budget: Duration) -> Self {
+        match error {
+            EngineError::Store(e) => Self::from_store(e, budget),
+            EngineError::OutOfTime => Self::Timeout(budget),
+            EngineError::Text(m) => Self::Evaluation(m),
+            EngineError::NoView => Self::Evaluation(error.to_string()),
         }
     }
 }
@@ -254,6 +277,10 @@ mod tests {
                 available: Vec::new(),
             },
             ApiError::PayloadTooLarge { limit: 0 },
+            ApiError::ParsedTooLarge {
+                estimate: 0,
+                limit: 0,
+            },
             ApiError::UnsupportedMediaType {
                 found: String::new(),
                 supported: Vec::new(),

@@ -176,6 +176,39 @@ fn the_largest_trees_the_bounds_admit_run() {
     assert_healthy(&server, "operators at the bound");
 }
 
+/// Shapes on which the SPARQL parser once backtracked exponentially (found by the
+/// `sparql_shapes` fuzz target): small queries that passed every bound and held a thread for
+/// minutes before any time budget applies. Each nests 30 deep; each must be answered at once.
+#[test]
+fn parser_backtracking_is_linear() {
+    let _serial = serial();
+    let server = TestServer::with_data(settings(), &format!("<{EX}s> <{EX}p> <{EX}o> ."));
+    let nest = |open: &str, inner: &str, close: &str| {
+        format!("{}{inner}{}", open.repeat(30), close.repeat(30))
+    };
+    let select = |expression: String| format!("SELECT ({expression} AS ?y) WHERE {{}}");
+    let shapes = [
+        ("negations", select(nest("!(", "1+1", ")"))),
+        ("replace", select(nest("REPLACE(", "?x", ", \"a\", \"b\")"))),
+        ("substr", select(nest("SUBSTR(", "?x", ", 1)"))),
+        ("regex", select(nest("REGEX(", "?x", ", \"a\")"))),
+        ("group_concat", select(nest("GROUP_CONCAT(", "?x", ")"))),
+        // Invalid: the innermost argument never ends, so every level fails.
+        ("failing calls", select(nest(&format!("<{EX}f>("), "1 +", ")"))),
+        ("failing counts", select(nest("COUNT(DISTINCT ", "1 +", ")"))),
+    ];
+    for (what, query) in shapes {
+        let start = Instant::now();
+        let status = post(&server, "application/sparql-query", query)
+            .status()
+            .as_u16();
+        let took = start.elapsed();
+        assert!(status == 200 || status == 400, "{what}: {status}");
+        assert!(took < Duration::from_secs(2), "{what}: {took:?}");
+    }
+    assert_healthy(&server, "backtracking shapes");
+}
+
 /// A JSON-LD upload nested 40,000 deep is refused before the writer thread parses it.
 #[test]
 fn deeply_nested_json_ld_upload_is_refused() {
@@ -521,4 +554,75 @@ fn queries_past_their_memory_are_stopped() {
     if response.status() == 503 {
         assert_eq!(error_code(response), "timeout");
     }
+}
+
+/// An update whose WHERE holds more than a query may is stopped with `too_large` and changes
+/// nothing: partial solutions are never committed. The browser's SPARQL page has the same
+/// limit as the endpoint.
+#[test]
+fn updates_and_pages_past_their_memory_are_stopped() {
+    let _serial = serial();
+    let server = TestServer::with_data(
+        settings()
+            .with_query_timeout(Duration::from_secs(60))
+            .with_query_memory_bytes(16 << 20),
+        &dense_data(),
+    );
+    let count = "SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }";
+    let before = server.select(count, "n");
+    let product = format!("?a <{EX}p> ?b . ?c <{EX}p> ?d . ?e <{EX}p> ?f");
+    let response = post(
+        &server,
+        "application/sparql-update",
+        format!(
+            "INSERT {{ GRAPH <{EX}g> {{ ?a <{EX}q> ?f }} }} WHERE {{ SELECT DISTINCT * WHERE {{ {product} }} ORDER BY ?a ?f }}"
+        ),
+    );
+    assert_eq!(response.status(), 503);
+    assert_eq!(error_code(response), "too_large");
+    assert_eq!(server.select(count, "n"), before, "the update changed data");
+
+    let start = Instant::now();
+    let page = client()
+        .get(server.url("/sparql"))
+        .header("Accept", "text/html")
+        .query(&[(
+            "query",
+            format!("SELECT * WHERE {{ {product} }} ORDER BY ?a ?f"),
+        )])
+        .timeout(Duration::from_secs(30))
+        .send()
+        .expect("page");
+    assert_eq!(page.status(), 503);
+    assert!(start.elapsed() < Duration::from_secs(5), "{:?}", start.elapsed());
+    assert!(page.text().unwrap_or_default().contains("--query-memory"));
+    assert_healthy(&server, "memory-hungry update and page");
+}
+
+/// A request whose parsed tree would be far larger than its text (a `VALUES` list of four
+/// million small numbers) is refused with `413` before it is parsed; one of a reasonable size
+/// runs.
+#[test]
+fn requests_too_large_once_parsed_are_refused() {
+    let _serial = serial();
+    let server = TestServer::with_data(
+        settings().with_max_body_bytes(10 << 20),
+        &format!("<{EX}s> <{EX}p> <{EX}o> ."),
+    );
+    let numbers = format!(
+        "SELECT * WHERE {{ VALUES ?x {{ {} }} }} LIMIT 1",
+        "7 ".repeat(4_000_000)
+    );
+    let response = post(&server, "application/sparql-query", numbers);
+    assert_eq!(response.status(), 413);
+    let message = response.text().unwrap_or_default();
+    assert!(message.contains("once parsed"), "{message}");
+    let iris: String = (0..20_000).map(|i| format!("<{EX}e{i}> ")).collect();
+    let response = post(
+        &server,
+        "application/sparql-query",
+        format!("SELECT * WHERE {{ VALUES ?x {{ {iris} }} }} LIMIT 1"),
+    );
+    assert_eq!(response.status(), 200);
+    assert_healthy(&server, "large VALUES");
 }

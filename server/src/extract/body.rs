@@ -4,7 +4,8 @@
 //! clients sending large bodies slowly could hold gigabytes without any of them being over its
 //! own limit. [`BodyBudget`] caps the bytes of every body being read or handled at once: each
 //! chunk takes its share as it arrives, the request keeps the share until it is answered, and a
-//! body that would pass the cap is refused with `503` at once rather than waited for.
+//! body that would pass the cap is refused with `503` at once rather than waited for. A SPARQL
+//! request's parsed tree takes a share of the same budget while it is parsed and run.
 
 use super::deadline::ReadDeadline;
 use crate::error::ApiError;
@@ -44,6 +45,20 @@ impl BodyBudget {
     /// Bytes of the budget free now.
     pub fn available_bytes(&self) -> usize {
         self.kib.available_permits().saturating_mul(1024)
+    }
+
+    /// A share of `bytes` for a request's parsed form (see [`super::parse`]): refused with
+    /// `413` if the whole budget is smaller, with `503` if it has no room now.
+    pub fn take(&self, bytes: usize) -> Result<BodyShare, ApiError> {
+        if bytes > self.bytes {
+            return Err(ApiError::ParsedTooLarge {
+                estimate: bytes,
+                limit: self.bytes,
+            });
+        }
+        let mut share = BodyShare::default();
+        self.grow(&mut share, bytes)?;
+        Ok(share)
     }
 
     /// Takes `bytes` more for `share`, or fails at once if the budget has no room.

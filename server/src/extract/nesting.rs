@@ -1,22 +1,24 @@
 //! The shape of a SPARQL query or update, measured on its text before it is parsed.
 //!
 //! The SPARQL parser recurses once per level of brackets, quoted triples (`<< … >>`) and prefix
-//! operators (`!`, `^`, unary `-`/`+`), and backtracks exponentially on some nestings; the tree
-//! it builds is as deep as the longest chain of operators, unions, optionals or path steps; and
-//! the evaluator, and even dropping the tree, recurse once per level of it. A request that
-//! overflowed a thread's stack would abort the whole process. So the text is scanned first:
-//! anything nested deeper than [`MAX_DEPTH`], or with more than [`MAX_OPERATORS`] operators
-//! and group keywords in all, is refused before the parser sees it. The parsed tree is then
-//! bounded again, exactly, by [`super::tree_depth`]. The scan skips strings, IRIs and comments;
-//! it never under-counts real nesting, and over-counts operators at worst (a signed number
-//! counts as one).
+//! operators (`!`, `^`, unary `-`/`+`); the tree it builds is as deep as the longest chain of
+//! operators, unions, optionals or path steps; and the evaluator, and even dropping the tree,
+//! recurse once per level of it. A request that overflowed a thread's stack would abort the
+//! whole process. So the text is scanned first: anything nested deeper than [`MAX_DEPTH`], or
+//! with more than [`MAX_OPERATORS`] operators and group keywords in all, is refused before the
+//! parser sees it. The parsed tree is then bounded again, exactly, by [`super::tree_depth`].
+//! The scan skips strings, IRIs and comments; it never under-counts real nesting, and
+//! over-counts operators at worst (a signed number counts as one).
+//!
+//! The scan also counts the request's terms, from which [`TextShape::tree_bytes`] estimates
+//! the memory of its parsed tree: a small term (`1`) takes two bytes of text and hundreds of
+//! bytes once parsed, so a body's size alone says little about what parsing it costs.
 
 use crate::error::ApiError;
 
 /// The deepest nesting accepted: beyond what people and tools write, far below what overflows
-/// a 2 MiB stack — and low enough for the parser, whose time grows exponentially with nested
-/// `!(` and path parentheses (70 ms at depth 32, over 15 s at depth 60, measured), since
-/// parsing happens before the time budget starts.
+/// a 2 MiB stack. (The parser's time no longer grows exponentially with nesting: see
+/// `store/vendor/spargebra/PATCH.md`.)
 pub const MAX_DEPTH: usize = 32;
 
 /// The most operators, `{` groups and pattern keywords (`UNION`, `OPTIONAL`, `MINUS`, `FILTER`,
@@ -31,11 +33,33 @@ pub struct TextShape {
     pub depth: usize,
     /// Operators, `{` and pattern keywords, wherever they stand.
     pub operators: usize,
+    /// Terms and words: IRIs, literals, numbers, names and keywords (an over-count: a keyword
+    /// or a prefixed name's two halves count too).
+    pub terms: usize,
+    /// The text's length in bytes.
+    pub bytes: usize,
+}
+
+/// Memory a parsed term takes, with its share of the tree around it: the measured cost of a
+/// `VALUES` list of small numbers (about 200 bytes each), rounded up.
+pub const PARSED_BYTES_PER_TERM: usize = 256;
+
+/// Memory each byte of text takes once parsed: the text's copies and the strings of IRIs and
+/// literals in the tree (a `VALUES` list of 200,000 IRIs, 7.3 MB of text, took 160 MB).
+pub const PARSED_BYTES_PER_TEXT_BYTE: usize = 16;
+
+impl TextShape {
+    /// An upper estimate of the memory the request takes once parsed, from its text alone.
+    pub fn tree_bytes(&self) -> usize {
+        self.terms
+            .saturating_mul(PARSED_BYTES_PER_TERM)
+            .saturating_add(self.bytes.saturating_mul(PARSED_BYTES_PER_TEXT_BYTE))
+    }
 }
 
 /// Refuses a SPARQL text nested deeper than [`MAX_DEPTH`] or with more than
-/// [`MAX_OPERATORS`] operators.
-pub fn check_text(text: &str) -> Result<(), ApiError> {
+/// [`MAX_OPERATORS`] operators; returns its shape otherwise.
+pub fn check_text(text: &str) -> Result<TextShape, ApiError> {
     let shape = scan(text.as_bytes());
     if shape.depth > MAX_DEPTH {
         return Err(ApiError::TooComplex(format!(
@@ -49,7 +73,7 @@ pub fn check_text(text: &str) -> Result<(), ApiError> {
             shape.operators
         )));
     }
-    Ok(())
+    Ok(shape)
 }
 
 /// Group keywords that make the parsed tree one level deeper each time they appear.
@@ -69,6 +93,7 @@ pub fn scan(text: &[u8]) -> TextShape {
     let mut unary_run = 0_usize;
     let mut deepest = 0_usize;
     let mut operators = 0_usize;
+    let mut terms = 0_usize;
     let mut i = 0;
     while i < text.len() {
         let byte = text[i];
@@ -80,6 +105,7 @@ pub fn scan(text: &[u8]) -> TextShape {
             b'"' | b'\'' => {
                 i = skip_string(text, i);
                 unary_run = 0;
+                terms += 1;
                 continue;
             }
             b'<' if text.get(i + 1) == Some(&b'<') => {
@@ -99,6 +125,7 @@ pub fn scan(text: &[u8]) -> TextShape {
                 if let Some(end) = iri_end(text, i) {
                     i = end;
                     unary_run = 0;
+                    terms += 1;
                     continue;
                 }
                 operators += 1;
@@ -142,6 +169,18 @@ pub fn scan(text: &[u8]) -> TextShape {
                     operators += 1;
                 }
                 unary_run = 0;
+                terms += 1;
+                i = end;
+                continue;
+            }
+            b if b.is_ascii_digit() => {
+                // A number: digits and what may follow them in one (`.`, exponent, sign).
+                let end = text[i..]
+                    .iter()
+                    .position(|b| !(b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_')))
+                    .map_or(text.len(), |p| i + p);
+                unary_run = 0;
+                terms += 1;
                 i = end;
                 continue;
             }
@@ -154,6 +193,8 @@ pub fn scan(text: &[u8]) -> TextShape {
     TextShape {
         depth: deepest,
         operators,
+        terms,
+        bytes: text.len(),
     }
 }
 
@@ -274,6 +315,17 @@ mod tests {
         assert!(matches!(check_text(&deep), Err(ApiError::TooComplex(_))));
         let unary = format!("ASK {{ FILTER({}true) }}", "!".repeat(5000));
         assert!(check_text(&unary).is_err());
+    }
+
+    #[test]
+    fn terms_count() {
+        let shape = scan(b"SELECT * { VALUES ?x { 1 2.5 1e3 <http://x/> \"a b\" ex:c } }");
+        // SELECT, VALUES, x, five values and ex:c's two halves.
+        assert_eq!(shape.terms, 10);
+        let numbers = format!("SELECT * {{ VALUES ?x {{ {} }} }}", "7 ".repeat(100_000));
+        let shape = scan(numbers.as_bytes());
+        assert!(shape.terms > 100_000);
+        assert!(shape.tree_bytes() > 100_000 * PARSED_BYTES_PER_TERM);
     }
 
     #[test]

@@ -5,7 +5,14 @@
 //! not hold an async worker), then the tree is bounded exactly ([`super::tree_depth`]); a tree
 //! refused there is dropped on the same large stack. Every route that takes SPARQL from a
 //! client parses it here.
+//!
+//! A parsed tree can take a hundred times its text (a `VALUES` list of small numbers), so
+//! before parsing, the request takes a share of the budget of bodies in flight as large as
+//! the scan's estimate of its tree ([`super::nesting::TextShape::tree_bytes`]) and holds it
+//! while it runs: one request larger than the whole budget is refused with `413`, and many at
+//! once wait their turn as bodies do.
 
+use super::body::BodyShare;
 use super::nesting::check_text;
 use super::tree_depth;
 use crate::error::ApiError;
@@ -23,8 +30,18 @@ pub fn parser(state: &AppState) -> Result<SparqlParser, ApiError> {
     }
 }
 
+/// A request's parsed tree with its share of the budget of bodies in flight: keep it until
+/// the request is answered.
+#[derive(Debug)]
+pub struct Parsed<T> {
+    /// The query or update.
+    pub tree: T,
+    /// The memory the tree was estimated to take, held from the shared budget.
+    pub share: BodyShare,
+}
+
 /// Parses a query a client sent.
-pub async fn query(state: &AppState, text: &str) -> Result<Query, ApiError> {
+pub async fn query(state: &AppState, text: &str) -> Result<Parsed<Query>, ApiError> {
     parse(state, text, |parser, text| {
         let query = parser
             .parse_query(text)
@@ -36,7 +53,7 @@ pub async fn query(state: &AppState, text: &str) -> Result<Query, ApiError> {
 }
 
 /// Parses an update a client sent.
-pub async fn update(state: &AppState, text: &str) -> Result<Update, ApiError> {
+pub async fn update(state: &AppState, text: &str) -> Result<Parsed<Update>, ApiError> {
     parse(state, text, |parser, text| {
         let update = parser
             .parse_update(text)
@@ -47,17 +64,20 @@ pub async fn update(state: &AppState, text: &str) -> Result<Update, ApiError> {
     .await
 }
 
-/// Checks the text, then runs `parse` (which checks the tree) on a blocking-pool thread.
+/// Checks the text and takes the tree's share of memory, then runs `parse` (which checks the
+/// tree) on a blocking-pool thread.
 async fn parse<T: Send + 'static>(
     state: &AppState,
     text: &str,
     parse: fn(SparqlParser, &str) -> Result<T, ApiError>,
-) -> Result<T, ApiError> {
-    check_text(text)?;
+) -> Result<Parsed<T>, ApiError> {
+    let shape = check_text(text)?;
+    let share = state.body_budget().take(shape.tree_bytes())?;
     let parser = parser(state)?;
     let text = text.to_owned();
-    state
+    let tree = state
         .spawn_read(move || parse(parser, &text))
         .await
-        .map_err(|e| ApiError::Internal(format!("the parsing task failed: {e}")))?
+        .map_err(|e| ApiError::Internal(format!("the parsing task failed: {e}")))??;
+    Ok(Parsed { tree, share })
 }

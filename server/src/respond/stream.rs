@@ -272,7 +272,7 @@ impl Drop for CancelOnDrop {
 /// The error of a query stopped at its memory limit.
 fn too_large(limit: usize) -> ApiError {
     ApiError::TooLarge(format!(
-        "the query needed more than its {} MiB of memory for sorting, joining, grouping or deduplicating; simplify it, add a LIMIT, or ask the operator for a larger --query-memory",
+        "the query needed more than its {} MiB of memory for sorting, joining, grouping or deduplicating",
         limit >> 20
     ))
 }
@@ -436,7 +436,7 @@ where
     T: Send + 'static,
     F: FnOnce(&CancellationToken) -> Result<T, ApiError> + Send + 'static,
 {
-    let job = budgeted(permit, budget, work);
+    let job = budgeted(permit, budget, state.settings().query_memory_bytes, work);
     let result = state
         .spawn_read(job)
         .await
@@ -458,27 +458,33 @@ where
     T: Send + 'static,
     F: FnOnce(&CancellationToken) -> Result<T, ApiError> + Send + 'static,
 {
-    let job = budgeted(permit, budget, work);
+    let job = budgeted(permit, budget, state.settings().query_memory_bytes, work);
     let result = state.write_lanes().run(request_bytes, job).await?;
     count_timeout(state, result)
 }
 
-/// `work` as a job that holds its slot and is cancelled when `budget` runs out.
+/// `work` as a job that holds its slot and is cancelled when `budget` runs out or when the
+/// query it evaluates holds more than `query_memory` bytes.
 fn budgeted<T, F>(
     permit: OwnedSemaphorePermit,
     budget: Duration,
+    query_memory: usize,
     work: F,
 ) -> impl FnOnce() -> Result<T, ApiError> + Send + 'static
 where
     T: Send + 'static,
     F: FnOnce(&CancellationToken) -> Result<T, ApiError> + Send + 'static,
 {
-    let token = CancellationToken::new();
+    let token = CancellationToken::new().with_memory_limit(query_memory);
     let timer = start_timer(&token, budget);
     move || {
         let _permit = permit;
         let _timer = timer;
-        work(&token)
+        let result = work(&token);
+        if token.memory_limit_exceeded() {
+            return Err(too_large(query_memory));
+        }
+        result
     }
 }
 

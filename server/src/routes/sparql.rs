@@ -78,7 +78,7 @@ impl AnswerFormat {
 }
 
 async fn query(state: AppState, request: SparqlRequest, text: &str) -> Result<Response, ApiError> {
-    let query = parse::query(&state, text).await?;
+    let parse::Parsed { tree: query, share } = parse::query(&state, text).await?;
     let format = match &query {
         Query::Select { .. } | Query::Ask { .. } => {
             AnswerFormat::Results(negotiate(&request, results::choose)?)
@@ -102,6 +102,7 @@ async fn query(state: AppState, request: SparqlRequest, text: &str) -> Result<Re
         budget,
         format.media_type(),
         move |sink, token| {
+            let _tree_share = share;
             let reader = store.reader();
             let options = options.with_cancellation(token.clone());
             let answer = evaluate_query(&reader, &query, &dataset, &options)
@@ -166,7 +167,10 @@ pub fn budget(state: &AppState, requested: Option<Duration>) -> Duration {
 
 async fn update(state: AppState, request: SparqlRequest, text: &str) -> Result<Response, ApiError> {
     authorize_write(state.settings(), &request.headers)?;
-    let mut update = parse::update(&state, text).await?;
+    let parse::Parsed {
+        tree: mut update,
+        share,
+    } = parse::update(&state, text).await?;
     apply_using(
         &mut update,
         &request.using_graphs,
@@ -178,6 +182,7 @@ async fn update(state: AppState, request: SparqlRequest, text: &str) -> Result<R
     let settings = state.settings().clone();
     let query_options = state.query_options();
     run_write(&state, permit, budget, text.len(), move |token| {
+        let _tree_share = share;
         let options = UpdateOptions {
             query: query_options.with_cancellation(token.clone()),
             load_folder: settings.load_folder.clone(),

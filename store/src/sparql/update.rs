@@ -37,6 +37,16 @@ pub fn execute_update(
     for operation in &update.operations {
         apply(&mut transaction, &mut scope, operation, update, options)?;
     }
+    // A WHERE stopped by its token (time or memory) may have ended early without an error of
+    // its own: its partial solutions must not be committed.
+    if options
+        .query
+        .cancellation
+        .as_ref()
+        .is_some_and(|token| token.is_cancelled())
+    {
+        return Err(StoreError::Cancelled);
+    }
     transaction.commit()
 }
 

@@ -105,7 +105,7 @@ async fn run(
     text: &str,
     prefixes: Prefixes,
 ) -> Result<(Answer, Duration, Form), ApiError> {
-    let query = parse::query(state, text).await?;
+    let parse::Parsed { tree: query, share } = parse::query(state, text).await?;
     let form = match query {
         Query::Select { .. } | Query::Ask { .. } => Form::Results,
         Query::Construct { .. } | Query::Describe { .. } => Form::Graph,
@@ -120,6 +120,7 @@ async fn run(
     let store = state.store().clone();
     let union = state.settings().union_default_graph;
     run_blocking(state, permit, budget, move |token| {
+        let _tree_share = share;
         let start = Instant::now();
         let reader = store.reader();
         let options = QueryOptions::default()
