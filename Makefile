@@ -67,10 +67,10 @@ bench-lenient: deps
 	bench/lenient.sh
 
 bench-trickle: deps
-	$(CARGO) run --release -p lodestone-server --bin lodestone-bench -- trickle
+	$(CARGO) run --release -p lodestone-bench -- trickle
 
 bench-replace-http: deps
-	$(CARGO) run --release -p lodestone-server --bin lodestone-bench -- replace-http $(BENCH_ARGS)
+	$(CARGO) run --release -p lodestone-bench -- replace-http $(BENCH_ARGS)
 
 # Issue 3's benchmark in one run: 100,000 graph replacements over HTTP with a concurrent reader
 # and the broadcaster query streamed as SPARQL XML, then BSBM explore against pyoxigraph.
@@ -78,44 +78,44 @@ bench-sparql: bench-replace-http bench-bsbm
 
 # Text index build rate, search and type-ahead latencies on the largest dump with labels.
 bench-search: deps
-	$(CARGO) run --release -p lodestone-server --bin lodestone-bench -- search $(BENCH_ARGS)
+	$(CARGO) run --release -p lodestone-bench -- search $(BENCH_ARGS)
 # Extra flags of bench-pages, e.g. PAGES_ARGS="--duration 30"
 PAGES_ARGS ?=
 bench-pages: deps
-	$(CARGO) run --release -p lodestone-server --bin lodestone-bench -- pages $(PAGES_ARGS)
+	$(CARGO) run --release -p lodestone-bench -- pages $(PAGES_ARGS)
 
 # Facet engine latency over BSBM 10k (FACETS_FILE=… for another dataset).
 bench-facets: deps
 	bench/facets.sh $(FACETS_FILE) $(BENCH_ARGS)
 
 # The crash test: 200 kill -9 cycles during graph replacements (`make test` runs 4 of them in
-# server/tests/ops.rs). bench-crash-restart measures restarts of a 10-million-quad store.
+# bench/tests/crash.rs). bench-crash-restart measures restarts of a 10-million-quad store.
 bench-crash: deps
-	$(CARGO) build --release -p lodestone-server --bins
+	$(CARGO) build --release -p lodestone-server -p lodestone-bench
 	$(CARGO_TARGET_DIR)/release/lodestone-bench crash --cycles 200 $(BENCH_ARGS)
 
 bench-crash-restart: deps
-	$(CARGO) build --release -p lodestone-server --bins
+	$(CARGO) build --release -p lodestone-server -p lodestone-bench
 	$(CARGO_TARGET_DIR)/release/lodestone-bench crash --cycles 3 --quads 10000000 $(BENCH_ARGS)
 
 # 32 readers and a writer replacing a 10,000-quad graph every second (BENCH_ARGS="--seconds 60").
 bench-concurrency: deps
-	$(CARGO) build --release -p lodestone-server --bins
+	$(CARGO) build --release -p lodestone-server -p lodestone-bench
 	$(CARGO_TARGET_DIR)/release/lodestone-bench concurrency $(BENCH_ARGS)
 
 # SIGKILL during multi-chunk bulk loads: the next open shows none or all of the load.
 bench-crash-load: deps
-	$(CARGO) build --release -p lodestone-server --bins
+	$(CARGO) build --release -p lodestone-server -p lodestone-bench
 	$(CARGO_TARGET_DIR)/release/lodestone-bench crash-load $(BENCH_ARGS)
 
 # Issue 27's figures: 16 memory-hungry queries at once, 600 stalled 9 MB bodies.
 bench-hostile: deps
-	$(CARGO) build --release -p lodestone-server --bins
+	$(CARGO) build --release -p lodestone-server -p lodestone-bench
 	$(CARGO_TARGET_DIR)/release/lodestone-bench hostile $(BENCH_ARGS)
 
 # wrk, 60 s at 64 connections, on the requests listed in bench/load-mix.txt.
 bench-load-http: deps
-	$(CARGO) build --release -p lodestone-server --bins
+	$(CARGO) build --release -p lodestone-server -p lodestone-bench
 	$(CARGO_TARGET_DIR)/release/lodestone-bench load-http $(BENCH_ARGS)
 
 # cargo-fuzz targets (nightly; not part of `make test`): FUZZ_SECONDS each, corpus copied to
@@ -135,5 +135,5 @@ fuzz: fuzz-deps
 # Server time per browsing page type (home, search, lookup, entity, SPARQL, status) on Nomisma.
 .PHONY: bench-ui
 bench-ui: deps
-	$(CARGO) build --release -p lodestone-server --bins
+	$(CARGO) build --release -p lodestone-server -p lodestone-bench
 	$(CARGO_TARGET_DIR)/release/lodestone-bench ui $(BENCH_ARGS)

@@ -14,7 +14,7 @@ work=$(mktemp -d /tmp/lodestone-bench-bsbm.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
 python3 -c 'import pyoxigraph' 2>/dev/null || pip install -q pyoxigraph
-cargo build --release -q -p lodestone-server --bins
+cargo build --release -q -p lodestone-server -p lodestone-bench
 bin=$CARGO_TARGET_DIR/release
 
 echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB; input $file; $mixes mixes"

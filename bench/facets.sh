@@ -12,6 +12,6 @@ shift || true
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$HOME/.cache/lodestone-target}
 work=$(mktemp -d /tmp/lodestone-bench-facets.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-cargo build --release -q -p lodestone-server
+cargo build --release -q -p lodestone-server -p lodestone-bench
 "$CARGO_TARGET_DIR/release/lodestone" load --data "$work/store" "$file" | tail -1
 "$CARGO_TARGET_DIR/release/lodestone-bench" facets --data "$work/store" "$@"

@@ -282,22 +282,6 @@ fn backup_then_restore_gives_the_same_store() {
     assert!(!dir.path().join("other").exists());
 }
 
-/// A short run of the crash benchmark: kill -9 during graph replacements, restart, check.
-#[test]
-fn crash_cycles_keep_every_graph_whole() {
-    let output = Command::new(env!("CARGO_BIN_EXE_lodestone-bench"))
-        .args(["crash", "--cycles", "4", "--graphs", "12"])
-        .output()
-        .expect("run lodestone-bench");
-    let report = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "{report}\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    assert!(report.contains("violations:               0"), "{report}");
-}
-
 /// A killed first start leaves no half-made store: whenever the kill comes, the next start
 /// creates the store again and serves the whole sample.
 #[test]

@@ -1,4 +1,9 @@
-//! Benchmarks that print their figures (`docs/benchmarks.md` records them).
+//! `lodestone-bench`: Lodestone's benchmark driver, not part of the product. It is its own
+//! crate (`publish = false`) so that the product's crates depend only on what the product
+//! runs (tantivy, for the bare-index floor, is the bench's alone). It drives the store, the
+//! text index and the facet engine through their libraries, and the real server either
+//! in-process (`lodestone_server::serve_listener`) or as the `lodestone` binary built next to
+//! it. Each subcommand prints figures that `docs/benchmarks.md` records:
 //!
 //! - `trickle`: named-graph replacements per second through transactions;
 //! - `bsbm-queries` / `bsbm-run`: the BSBM explore query mix with parameters drawn from the
