@@ -7,6 +7,7 @@
 #![deny(missing_docs)]
 
 mod changes;
+mod database;
 mod dictionary;
 mod encoding;
 mod error;

@@ -12,8 +12,8 @@
 use super::chunk::Encoder;
 use super::ingest::IngestBatch;
 use super::{read_quads, Input, ParseOptions, RdfFormat, ReadError, REPORTED_ERRORS};
+use crate::database::Database;
 use crate::error::StoreError;
-use crate::store::Store;
 use oxrdf::Quad;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::sync_channel;
@@ -58,9 +58,9 @@ pub struct LoadReport {
 
 type ProgressFn = Box<dyn Fn(&LoadProgress) + Send + Sync>;
 
-/// Loads files into a store through sorted SST ingestion.
+/// Loads files into a store through sorted SST ingestion. Made by [`BulkLoader::new`].
 pub struct BulkLoader<'a> {
-    store: &'a Store,
+    database: &'a Database,
     options: ParseOptions,
     chunk_quads: usize,
     max_errors: Option<u64>,
@@ -68,10 +68,11 @@ pub struct BulkLoader<'a> {
 }
 
 impl<'a> BulkLoader<'a> {
-    /// A loader for `store` with default settings.
-    pub fn new(store: &'a Store) -> Self {
+    /// A loader for the store of `database` with default settings (what
+    /// [`BulkLoader::new`] makes for a `Store`).
+    pub(crate) fn on(database: &'a Database) -> Self {
         Self {
-            store,
+            database,
             options: ParseOptions::default(),
             chunk_quads: DEFAULT_CHUNK_QUADS,
             max_errors: None,
@@ -109,18 +110,18 @@ impl<'a> BulkLoader<'a> {
     /// begun (the next open finishes that ingest).
     pub fn load(&self, inputs: &[Input]) -> Result<LoadReport, StoreError> {
         let start = Instant::now();
-        let mut state = self.store.lock_writer();
+        let mut state = self.database.lock_writer();
         let spooled;
         let inputs = if inputs.contains(&Input::Stdin) {
-            spooled = spool_stdin(self.store, inputs)?;
+            spooled = spool_stdin(self.database, inputs)?;
             &spooled.0
         } else {
             inputs
         };
-        let mut encoder = Encoder::new(self.store, &state);
+        let mut encoder = Encoder::new(self.database, &state);
         // The chunks' files, and the counters as they stand after the chunks written so far;
         // the store's own change only when the last chunk is written.
-        let mut files = IngestBatch::new(self.store)?;
+        let mut files = IngestBatch::new(self.database)?;
         let mut after = state.clone();
         let mut report = LoadReport::default();
         let bytes_total = inputs.iter().map(Input::size).sum::<Option<u64>>();
@@ -214,7 +215,7 @@ impl<'a> BulkLoader<'a> {
         self.report_progress(&report, &bytes_read, bytes_total, start, "writing");
         report.quads_added += encoder.flush(&mut files, &mut after, false)?;
         if after.sequence != state.sequence {
-            files.commit(self.store, &after)?;
+            files.commit(self.database, &after)?;
             *state = after;
         }
         report.elapsed = start.elapsed();
@@ -311,10 +312,10 @@ fn clone_error(e: &StoreError) -> StoreError {
 
 /// Copies standard input to a file in the store folder so that it can be read twice.
 fn spool_stdin(
-    store: &Store,
+    database: &Database,
     inputs: &[Input],
 ) -> Result<(Vec<Input>, tempfile_guard::Guard), StoreError> {
-    let path = store
+    let path = database
         .path()
         .join(format!("load-tmp-stdin-{}", std::process::id()));
     let mut file = std::fs::File::create(&path)?;

@@ -7,15 +7,15 @@
 use super::ingest::IngestBatch;
 use super::staging::current_values;
 use crate::changes::ChangeBatch;
+use crate::database::{Database, WriterState};
 use crate::dictionary::{decode_ids, encode_ids, is_hashed_key, lookup_key};
 use crate::encoding::{encode_term_bytes, inline_id, EncodedQuad, Permutation, TermId, TermKind};
 use crate::error::StoreError;
 use crate::hash_iris;
 use crate::kv::Table;
 use crate::quads::layout::GraphLayout;
-use crate::quads::reader::permutation_table;
+use crate::quads::reader::{permutation_table, Reader};
 use crate::stats::{decode_u64, encode_u64, term_graph_key, TermUsage, UsageDelta};
-use crate::store::{Store, WriterState};
 use oxrdf::vocab::rdf;
 use oxrdf::{GraphNameRef, NamedOrBlankNodeRef, Quad, TermRef};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -23,7 +23,7 @@ use std::sync::Mutex;
 
 /// Turns parsed quads into id quads and remembers the terms this load adds.
 pub(super) struct Encoder<'a> {
-    store: &'a Store,
+    database: &'a Database,
     /// Every dictionary term met in this load, with whether it is new to the store.
     terms: FxHashMap<Box<[u8]>, (TermId, bool)>,
     blanks: FxHashMap<String, TermId>,
@@ -39,9 +39,9 @@ pub(super) struct Encoder<'a> {
 }
 
 impl<'a> Encoder<'a> {
-    pub(super) fn new(store: &'a Store, state: &WriterState) -> Self {
+    pub(super) fn new(database: &'a Database, state: &WriterState) -> Self {
         Self {
-            store,
+            database,
             terms: FxHashMap::default(),
             blanks: FxHashMap::default(),
             quads: Vec::new(),
@@ -82,7 +82,10 @@ impl<'a> Encoder<'a> {
         if let Some(id) = self.blanks.get(label) {
             return Ok(*id);
         }
-        let id = self.store.blank_numbering().mint(&mut self.next_blank_id)?;
+        let id = self
+            .database
+            .blank_numbering()
+            .mint(&mut self.next_blank_id)?;
         self.blanks.insert(label.to_owned(), id);
         Ok(id)
     }
@@ -96,7 +99,7 @@ impl<'a> Encoder<'a> {
             return Ok(*id);
         }
         let existing = if self.store_had_terms {
-            self.store.committed_term_id(&self.buffer)?
+            self.database.committed_term_id(&self.buffer)?
         } else {
             None
         };
@@ -125,13 +128,13 @@ impl<'a> Encoder<'a> {
         state: &mut WriterState,
         stage: bool,
     ) -> Result<u64, StoreError> {
-        let store = self.store;
+        let database = self.database;
         let mut quads = std::mem::take(&mut self.quads);
         quads.sort_unstable();
         quads.dedup();
         if !quads.is_empty() {
             let present = current_values(
-                store,
+                database,
                 batch.staging(),
                 Table::Spog,
                 self.store_had_quads,
@@ -177,7 +180,7 @@ impl<'a> Encoder<'a> {
         batch: &IngestBatch,
         quads: &[EncodedQuad],
     ) -> Result<Vec<EncodedQuad>, StoreError> {
-        let store = self.store;
+        let database = self.database;
         let mut graphs: Vec<TermId> = quads
             .iter()
             .map(|q| q.graph)
@@ -188,14 +191,14 @@ impl<'a> Encoder<'a> {
         graphs.sort_unstable();
         // A graph an earlier chunk wrote is indexed already; only the store's may be compact.
         let layouts = current_values(
-            store,
+            database,
             batch.staging(),
             Table::Graphs,
             true,
             || graphs.iter().map(|g| g.to_be_bytes()),
             |v| Ok(GraphLayout::decode(v)?),
         )?;
-        let reader = store.reader();
+        let reader = Reader::new(database, None);
         let mut found = Vec::new();
         for (graph, layout) in graphs.into_iter().zip(layouts) {
             if layout == Some(GraphLayout::Compact) {
@@ -216,7 +219,7 @@ impl<'a> Encoder<'a> {
         new_terms: Vec<(TermId, Box<[u8]>)>,
         state: &WriterState,
     ) -> Result<WriterState, StoreError> {
-        let store = self.store;
+        let database = self.database;
         // The six index orders are sorted and written by every core at once; this thread
         // writes the dictionary first, then joins in.
         let queue = Mutex::new(Permutation::ALL.to_vec());
@@ -321,7 +324,7 @@ impl<'a> Encoder<'a> {
             }
         }
         let existing = current_values(
-            store,
+            database,
             batch.staging(),
             Table::TermStats,
             self.store_had_quads,
@@ -377,7 +380,7 @@ impl<'a> Encoder<'a> {
         batch: &IngestBatch,
         mut new_terms: Vec<(TermId, Box<[u8]>)>,
     ) -> Result<(), StoreError> {
-        let store = self.store;
+        let database = self.database;
         new_terms.sort_unstable_by_key(|(id, _)| *id);
         batch.write(
             Table::IdToTerm,
@@ -406,7 +409,7 @@ impl<'a> Encoder<'a> {
                     if is_hashed_key(&key) {
                         // Ids of other terms with this hash, in the store or an earlier chunk.
                         let existing = current_values(
-                            store,
+                            database,
                             batch.staging(),
                             Table::TermToId,
                             self.store_had_terms,
@@ -434,7 +437,7 @@ impl<'a> Encoder<'a> {
     ) -> Result<Vec<u64>, StoreError> {
         let keys: Vec<Vec<u8>> = keys.collect();
         let values = current_values(
-            self.store,
+            self.database,
             batch.staging(),
             table,
             self.store_had_quads,

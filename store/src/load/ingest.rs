@@ -13,10 +13,10 @@
 //! load; if it dies before, the folder is just deleted and the store never saw the load.
 
 use super::staging::Staging;
+use crate::database::{Database, WriterState};
 use crate::error::{CorruptionError, StoreError};
 use crate::kv::{ingest_options, meta_key, StoreOptions, Table};
 use crate::stats::encode_u64;
-use crate::store::{Store, WriterState};
 use rocksdb::{IngestExternalFileOptions, SstFileWriter, WriteBatch};
 use std::fs;
 use std::io::Write;
@@ -46,11 +46,11 @@ pub(crate) struct IngestBatch {
 }
 
 impl IngestBatch {
-    pub(crate) fn new(store: &Store) -> Result<Self, StoreError> {
-        let dir = store.path().join(format!(
+    pub(crate) fn new(database: &Database) -> Result<Self, StoreError> {
+        let dir = database.path().join(format!(
             "{TMP_PREFIX}{}-{}",
             std::process::id(),
-            store.sequence() + 1
+            database.sequence() + 1
         ));
         if dir.exists() {
             fs::remove_dir_all(&dir)?;
@@ -63,7 +63,7 @@ impl IngestBatch {
             next_file: AtomicUsize::new(0),
             staged_below: 0,
             recorded: false,
-            store_options: store.options().clone(),
+            store_options: database.options().clone(),
         })
     }
 
@@ -121,7 +121,11 @@ impl IngestBatch {
 
     /// Ingests every file in the order written and sets the writer counters to `state`, as
     /// one recoverable step.
-    pub(crate) fn commit(mut self, store: &Store, state: &WriterState) -> Result<(), StoreError> {
+    pub(crate) fn commit(
+        mut self,
+        database: &Database,
+        state: &WriterState,
+    ) -> Result<(), StoreError> {
         self.staging = None;
         let mut files = std::mem::take(self.files.get_mut().unwrap_or_else(|e| e.into_inner()));
         files.sort_unstable_by_key(|(index, _, _)| *index);
@@ -133,7 +137,7 @@ impl IngestBatch {
         manifest.write(&self.dir)?;
         // The folder's entries too, before the record that makes the next open need them.
         fs::File::open(&self.dir)?.sync_all()?;
-        let db = store.db();
+        let db = database.db();
         let mut options = rocksdb::WriteOptions::default();
         options.set_sync(true);
         let relative = self
@@ -143,19 +147,19 @@ impl IngestBatch {
             .ok_or_else(|| CorruptionError::msg("temporary folder name is not UTF-8"))?;
         self.recorded = true;
         db.put_cf_opt(
-            store.cf(Table::Meta),
+            database.cf(Table::Meta),
             PENDING_INGEST,
             relative.as_bytes(),
             &options,
         )?;
-        ingest_files(store, &manifest)?;
-        if take_simulated_crash(store.path()) {
+        ingest_files(database, &manifest)?;
+        if take_simulated_crash(database.path()) {
             return Err(StoreError::Io(std::io::Error::other(
                 "simulated crash between ingest and counters",
             )));
         }
-        write_counters(store, &self.dir, &manifest)?;
-        store.publish_sequence(state.sequence);
+        write_counters(database, &self.dir, &manifest)?;
+        database.publish_sequence(state.sequence);
         Ok(())
     }
 }
@@ -213,7 +217,7 @@ impl Manifest {
             next_blank_id: 1,
             sequence: 0,
             quad_count: 0,
-            term_cache: crate::store::TermCache::default(),
+            term_cache: crate::database::TermCache::default(),
         };
         let mut last_commit_ms = 0;
         let mut files = Vec::new();
@@ -268,27 +272,27 @@ fn take_simulated_crash(store_path: &Path) -> bool {
     paths.len() != before
 }
 
-fn apply(store: &Store, dir: &Path, manifest: &Manifest) -> Result<(), StoreError> {
-    ingest_files(store, manifest)?;
-    write_counters(store, dir, manifest)
+fn apply(database: &Database, dir: &Path, manifest: &Manifest) -> Result<(), StoreError> {
+    ingest_files(database, manifest)?;
+    write_counters(database, dir, manifest)
 }
 
-fn ingest_files(store: &Store, manifest: &Manifest) -> Result<(), StoreError> {
-    let db = store.db();
+fn ingest_files(database: &Database, manifest: &Manifest) -> Result<(), StoreError> {
+    let db = database.db();
     for (table, path) in &manifest.files {
         let mut options = IngestExternalFileOptions::default();
         // Copy, do not move (a move links the file in and deletes this name): the folder must
         // stay complete until the counters are written, so that a crash in between can ingest
         // it again.
         options.set_move_files(false);
-        db.ingest_external_file_cf_opts(store.cf(*table), &options, vec![path])?;
+        db.ingest_external_file_cf_opts(database.cf(*table), &options, vec![path])?;
     }
     Ok(())
 }
 
-fn write_counters(store: &Store, dir: &Path, manifest: &Manifest) -> Result<(), StoreError> {
-    let db = store.db();
-    let meta = store.cf(Table::Meta);
+fn write_counters(database: &Database, dir: &Path, manifest: &Manifest) -> Result<(), StoreError> {
+    let db = database.db();
+    let meta = database.cf(Table::Meta);
     let mut batch = WriteBatch::default();
     batch.put_cf(
         meta,
@@ -325,23 +329,25 @@ fn write_counters(store: &Store, dir: &Path, manifest: &Manifest) -> Result<(), 
 
 /// Finishes a bulk load interrupted between its first ingest and its counters, and removes
 /// the folders of loads that never reached that point. Called at every open.
-pub(crate) fn recover_interrupted_ingest(store: &Store) -> Result<(), StoreError> {
-    if store.options().read_only {
+pub(crate) fn recover_interrupted_ingest(database: &Database) -> Result<(), StoreError> {
+    if database.options().read_only {
         return Ok(());
     }
-    let pending = store.db().get_cf(store.cf(Table::Meta), PENDING_INGEST)?;
+    let pending = database
+        .db()
+        .get_cf(database.cf(Table::Meta), PENDING_INGEST)?;
     if let Some(name) = pending {
         let name = String::from_utf8(name)
             .map_err(|_| CorruptionError::msg("pending ingest name is not UTF-8"))?;
-        let dir = store.path().join(name);
+        let dir = database.path().join(name);
         let manifest = Manifest::read(&dir)?;
-        apply(store, &dir, &manifest)?;
-        let mut state = store.lock_writer();
+        apply(database, &dir, &manifest)?;
+        let mut state = database.lock_writer();
         *state = manifest.state;
-        state.term_cache = crate::store::TermCache::default();
-        store.publish_sequence(state.sequence);
+        state.term_cache = crate::database::TermCache::default();
+        database.publish_sequence(state.sequence);
     }
-    for entry in fs::read_dir(store.path())? {
+    for entry in fs::read_dir(database.path())? {
         let entry = entry?;
         if entry.file_name().to_string_lossy().starts_with(TMP_PREFIX) {
             // Load folders, and the copy of standard input (`load-tmp-stdin-…`), a file.
@@ -368,7 +374,7 @@ mod tests {
                 next_blank_id: 7,
                 sequence: 3,
                 quad_count: 99,
-                term_cache: crate::store::TermCache::default(),
+                term_cache: crate::database::TermCache::default(),
             },
             last_commit_ms: 1234,
             files: vec![
@@ -415,15 +421,15 @@ mod tests {
             "<http://e/s> <http://e/p> <http://e/o> .\n<http://e/s> <http://e/q> \"x\" .\n",
         )
         .expect("write");
-        let store =
-            Store::open(dir.path().join("store"), crate::StoreOptions::default()).expect("open");
-        BulkLoader::new(&store)
+        let database =
+            Database::open(&dir.path().join("store"), StoreOptions::default()).expect("open");
+        BulkLoader::on(&database)
             .load(&[Input::File(data)])
             .expect("bulk load");
         let properties = |table: Table| {
-            store
+            database
                 .db()
-                .property_value_cf(store.cf(table), "rocksdb.aggregated-table-properties")
+                .property_value_cf(database.cf(table), "rocksdb.aggregated-table-properties")
                 .expect("property")
                 .unwrap_or_default()
         };

@@ -12,9 +12,9 @@
 //! The copies cost disk: about a sixth of the quad indexes' files (only `spog` is staged) plus
 //! the counters, until the load's folder is removed.
 
+use crate::database::Database;
 use crate::error::StoreError;
 use crate::kv::{open_staging_db, StoreOptions, Table};
-use crate::store::Store;
 use rocksdb::{ColumnFamily, IngestExternalFileOptions, DB};
 use std::path::Path;
 
@@ -73,7 +73,7 @@ impl Staging {
 /// the load has left them so far: a staged chunk's value, else the store's when `in_store`
 /// (the store held data of that kind before the load), else `None`.
 pub(crate) fn current_values<K, I, T>(
-    store: &Store,
+    database: &Database,
     staging: Option<&Staging>,
     table: Table,
     in_store: bool,
@@ -98,9 +98,9 @@ where
             .zip(&values)
             .filter(|(_, v)| v.is_none())
             .map(|(k, _)| k);
-        let found = store
+        let found = database
             .db()
-            .batched_multi_get_cf(store.cf(table), missing, true);
+            .batched_multi_get_cf(database.cf(table), missing, true);
         let mut found = found.into_iter();
         for value in values.iter_mut().filter(|v| v.is_none()) {
             if let Some(v) = found.next() {

@@ -14,12 +14,12 @@
 //! existed, and graphs written by the bulk loader, are indexed; the default graph has no
 //! entry and is always indexed.
 
+use crate::database::Database;
 use crate::encoding::{EncodedQuad, TermId};
 use crate::error::{CorruptionError, StoreError};
 use crate::kv::Table;
 use crate::quads::overlay::Overlay;
 use crate::stats::TermUsage;
-use crate::store::Store;
 use rustc_hash::FxHashMap;
 
 const COMPACT_MARKER: u8 = b'c';
@@ -97,7 +97,7 @@ impl LayoutPlan {
     /// Plans the layouts at commit. `is_new` tells the ids the transaction handed out: a graph
     /// named by one cannot exist yet.
     pub fn new(
-        store: &Store,
+        database: &Database,
         overlay: &Overlay,
         is_new: impl Fn(TermId) -> bool,
     ) -> Result<Self, StoreError> {
@@ -111,8 +111,8 @@ impl LayoutPlan {
         for graph in overlay.created_graphs.iter().chain(&overlay.dropped_graphs) {
             deltas.entry(*graph).or_default();
         }
-        let db = store.db();
-        let max_compact = store.options().compact_graph_max_quads as u64;
+        let db = database.db();
+        let max_compact = database.options().compact_graph_max_quads as u64;
         let mut changes = FxHashMap::default();
         for (graph, delta) in deltas {
             let before = if is_new(graph) || overlay.created_graphs.contains(&graph) {
@@ -120,7 +120,7 @@ impl LayoutPlan {
             } else {
                 // A graph holding quads always has an entry; without one, assume the layout
                 // that writes every entry.
-                let value = db.get_pinned_cf(store.cf(Table::Graphs), graph.to_be_bytes())?;
+                let value = db.get_pinned_cf(database.cf(Table::Graphs), graph.to_be_bytes())?;
                 Some(value.map_or(Ok(GraphLayout::Indexed), |v| GraphLayout::decode(&v))?)
             };
             let after = if overlay.dropped_graphs.contains(&graph) {
@@ -129,7 +129,7 @@ impl LayoutPlan {
                 let committed = match before {
                     Some(GraphLayout::Compact) => {
                         let usage =
-                            db.get_pinned_cf(store.cf(Table::TermStats), graph.to_be_bytes())?;
+                            db.get_pinned_cf(database.cf(Table::TermStats), graph.to_be_bytes())?;
                         usage
                             .map_or(Ok(TermUsage::default()), |v| TermUsage::decode(&v))?
                             .as_graph

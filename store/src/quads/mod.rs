@@ -1,6 +1,5 @@
 //! Reading and writing quads: snapshots with pattern scans, and the write transaction.
 
-pub(crate) mod decoded;
 pub(crate) mod layout;
 pub(crate) mod overlay;
 pub mod reader;

@@ -9,10 +9,10 @@
 //!   quads, which lets the commit replace the graph in the graph-first indexes with one range
 //!   deletion, and lets inserts into it skip the look-up of the committed store.
 
+use crate::database::Database;
 use crate::encoding::{EncodedQuad, Permutation, TermId};
 use crate::quads::layout::{matches, LayoutPlan};
 use crate::quads::reader::permutation_table;
-use crate::store::Store;
 use oxrdf::Term;
 use rocksdb::WriteBatch;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -149,16 +149,16 @@ impl Overlay {
     /// `converted` are the final quads of the graphs the commit turns from compact to indexed.
     pub(super) fn write_index_entries(
         &self,
-        store: &Store,
+        database: &Database,
         batch: &mut WriteBatch,
         layouts: &LayoutPlan,
         converted: &[EncodedQuad],
     ) {
-        let ranged = self.ranged_graphs(store.options().range_deletion_min_quads);
+        let ranged = self.ranged_graphs(database.options().range_deletion_min_quads);
         let mut ranges: Vec<TermId> = ranged.iter().copied().collect();
         ranges.sort_unstable();
         for permutation in Permutation::ALL {
-            let cf = store.cf(permutation_table(permutation));
+            let cf = database.cf(permutation_table(permutation));
             let graph_first = permutation.is_graph_first();
             // Whether this order holds a graph's quads before and after the commit.
             let every_graph = permutation.holds_every_graph();

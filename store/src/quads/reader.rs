@@ -1,12 +1,12 @@
 //! Read views: a RocksDB snapshot, optionally with a transaction's uncommitted changes on top.
 
 use crate::changes::SequenceNumber;
+use crate::database::{Database, DecodedTerms};
 use crate::dictionary::{decode_term, find_id};
 use crate::encoding::{encode_term_bytes, inline_id, EncodedQuad, Permutation, TermId, TermKind};
 use crate::error::{CorruptionError, StoreError};
 use crate::hash_iris;
 use crate::kv::{meta_key, Table, QUAD_PREFIX_LEN};
-use crate::quads::decoded::DecodedTerms;
 use crate::quads::layout::{matches, GraphLayout};
 use crate::quads::overlay::Overlay;
 use crate::stats::{decode_u64, term_graph_key, StoreCounts, TermGraphUsage, TermUsage};
@@ -65,15 +65,17 @@ struct ReaderCache {
 }
 
 impl<'a> Reader<'a> {
-    pub(crate) fn new(db: &'a DB, decoded: &'a DecodedTerms, overlay: Option<&'a Overlay>) -> Self {
+    /// A view of `database` as of now, with `overlay` (a transaction's changes) on top.
+    pub(crate) fn new(database: &'a Database, overlay: Option<&'a Overlay>) -> Self {
         crate::kv::quiet_perf_counters();
+        let db = database.db();
         Self {
             db,
             idle: RefCell::default(),
             snapshot: db.snapshot(),
             overlay,
             cache: RefCell::default(),
-            decoded,
+            decoded: database.decoded_terms(),
         }
     }
 

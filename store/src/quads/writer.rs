@@ -6,6 +6,7 @@
 //! reclaimed terms and the change log entry. Dropping a transaction discards it.
 
 use crate::changes::{ChangeBatch, SequenceNumber};
+use crate::database::{Database, WriterState};
 use crate::dictionary::{decode_ids, encode_ids, is_hashed_key, lookup_key};
 use crate::encoding::{
     encode_term_bytes, inline_id, EncodedQuad, Permutation, TermId, TermKind, BLANK_NUMBER_LIMIT,
@@ -17,7 +18,6 @@ use crate::quads::layout::LayoutPlan;
 use crate::quads::overlay::Overlay;
 use crate::quads::reader::Reader;
 use crate::stats::{decode_u64, encode_u64, term_graph_key, TermUsage, UsageDelta};
-use crate::store::{Store, WriterState};
 use oxrdf::vocab::rdf;
 use oxrdf::{GraphNameRef, QuadRef, TermRef};
 use rocksdb::WriteBatch;
@@ -27,7 +27,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 /// The store's single write transaction.
 pub struct Transaction<'a> {
-    store: &'a Store,
+    database: &'a Database,
     state: MutexGuard<'a, WriterState>,
     next_dictionary_id: u64,
     next_blank_id: u64,
@@ -39,11 +39,14 @@ pub struct Transaction<'a> {
 }
 
 impl<'a> Transaction<'a> {
-    pub(crate) fn new(store: &'a Store, state: MutexGuard<'a, WriterState>) -> Self {
+    /// Starts the transaction on `database`; waits for the writer lock, held until the
+    /// transaction is committed or dropped.
+    pub(crate) fn new(database: &'a Database) -> Self {
+        let state = database.lock_writer();
         let (first_new_dictionary_id, first_new_blank_id) =
             (state.next_dictionary_id, state.next_blank_id);
         Self {
-            store,
+            database,
             next_dictionary_id: state.next_dictionary_id,
             next_blank_id: state.next_blank_id,
             state,
@@ -56,16 +59,14 @@ impl<'a> Transaction<'a> {
 
     /// A read view of the store with this transaction's changes applied.
     pub fn reader(&self) -> Reader<'_> {
-        Reader::new(
-            self.store.db(),
-            self.store.decoded_terms(),
-            Some(&self.overlay),
-        )
+        Reader::new(self.database, Some(&self.overlay))
     }
 
     /// A fresh blank node, never used before in this store.
     pub fn mint_blank_node(&mut self) -> Result<TermId, StoreError> {
-        self.store.blank_numbering().mint(&mut self.next_blank_id)
+        self.database
+            .blank_numbering()
+            .mint(&mut self.next_blank_id)
     }
 
     /// The id of a term, adding it to the dictionary (at commit) if it is new.
@@ -95,7 +96,7 @@ impl<'a> Transaction<'a> {
     /// below the counter. Numbers at or above `BLANK_NUMBER_LIMIT` are never minted.
     fn reserve_blank_number(&mut self, id: TermId) {
         if id.kind() == TermKind::MintedBlank {
-            self.store
+            self.database
                 .blank_numbering()
                 .reserve(&mut self.next_blank_id, id);
         }
@@ -108,7 +109,7 @@ impl<'a> Transaction<'a> {
                 id.payload() >= self.first_new_dictionary_id
             }
             TermKind::MintedBlank => {
-                let number = self.store.blank_numbering().number(id);
+                let number = self.database.blank_numbering().number(id);
                 (self.first_new_blank_id..BLANK_NUMBER_LIMIT).contains(&number)
             }
             _ => false,
@@ -124,7 +125,7 @@ impl<'a> Transaction<'a> {
         if let Some(id) = self.state.term_cache.get(bytes) {
             return Ok(Some(id));
         }
-        let id = self.store.committed_term_id(bytes)?;
+        let id = self.database.committed_term_id(bytes)?;
         if let Some(id) = id {
             self.state.term_cache.insert(bytes, id);
         }
@@ -202,17 +203,17 @@ impl<'a> Transaction<'a> {
 
     fn contains_committed(&self, quad: &EncodedQuad) -> Result<bool, StoreError> {
         Ok(self
-            .store
+            .database
             .db()
-            .get_pinned_cf(self.store.cf(Table::Spog), Permutation::Spog.key(quad))?
+            .get_pinned_cf(self.database.cf(Table::Spog), Permutation::Spog.key(quad))?
             .is_some())
     }
 
     fn graph_committed(&self, graph: TermId) -> Result<bool, StoreError> {
         Ok(self
-            .store
+            .database
             .db()
-            .get_pinned_cf(self.store.cf(Table::Graphs), graph.to_be_bytes())?
+            .get_pinned_cf(self.database.cf(Table::Graphs), graph.to_be_bytes())?
             .is_some())
     }
 
@@ -317,8 +318,8 @@ impl<'a> Transaction<'a> {
         if self.overlay.is_empty() {
             return Ok(self.state.sequence);
         }
-        let store = self.store;
-        let db = store.db();
+        let database = self.database;
+        let db = database.db();
         crate::kv::quiet_perf_counters();
         let mut type_bytes = Vec::new();
         encode_term_bytes(rdf::TYPE.into(), &mut type_bytes);
@@ -336,10 +337,10 @@ impl<'a> Transaction<'a> {
             .iter()
             .map(|q| (q, 1_i64))
             .chain(self.overlay.removed.iter().map(|q| (q, -1_i64)));
-        let layouts = LayoutPlan::new(store, &self.overlay, |t| self.is_new_term(t))?;
+        let layouts = LayoutPlan::new(database, &self.overlay, |t| self.is_new_term(t))?;
         let converted = self.final_quads(layouts.conversions())?;
         self.overlay
-            .write_index_entries(store, &mut batch, &layouts, &converted);
+            .write_index_entries(database, &mut batch, &layouts, &converted);
         for (quad, sign) in changes {
             quad_delta += sign;
             subjects.push(quad.subject);
@@ -367,7 +368,7 @@ impl<'a> Transaction<'a> {
             .copied()
             .partition(|(t, g)| !self.is_new_term(*t) && !self.is_new_term(*g));
         let current = db.batched_multi_get_cf(
-            store.cf(Table::TermGraph),
+            database.cf(Table::TermGraph),
             term_graph_keys.iter().map(|(t, g)| term_graph_key(*t, *g)),
             false,
         );
@@ -388,9 +389,9 @@ impl<'a> Transaction<'a> {
             let new = old.saturating_add_signed(term_graph_deltas[&(term, graph)]);
             let key = term_graph_key(term, graph);
             if new == 0 {
-                batch.delete_cf(store.cf(Table::TermGraph), key);
+                batch.delete_cf(database.cf(Table::TermGraph), key);
             } else {
-                batch.put_cf(store.cf(Table::TermGraph), key, encode_u64(new));
+                batch.put_cf(database.cf(Table::TermGraph), key, encode_u64(new));
             }
             if old == 0 && new > 0 {
                 term_deltas.entry(term).or_default().graphs += 1;
@@ -402,13 +403,13 @@ impl<'a> Transaction<'a> {
         // Graph existence, before term reclamation: an existing empty graph keeps its name.
         for (graph, layout) in layouts.entries() {
             batch.put_cf(
-                store.cf(Table::Graphs),
+                database.cf(Table::Graphs),
                 graph.to_be_bytes(),
                 layout.encode(),
             );
         }
         for graph in &self.overlay.dropped_graphs {
-            batch.delete_cf(store.cf(Table::Graphs), graph.to_be_bytes());
+            batch.delete_cf(database.cf(Table::Graphs), graph.to_be_bytes());
             term_deltas.entry(*graph).or_default();
         }
         for graph in &self.overlay.created_graphs {
@@ -429,7 +430,7 @@ impl<'a> Transaction<'a> {
             .copied()
             .partition(|t| !self.is_new_term(*t));
         let current = db.batched_multi_get_cf(
-            store.cf(Table::TermStats),
+            database.cf(Table::TermStats),
             terms.iter().map(|t| t.to_be_bytes()),
             false,
         );
@@ -458,13 +459,13 @@ impl<'a> Transaction<'a> {
                     || (!self.overlay.dropped_graphs.contains(&term)
                         && self.graph_committed(term)?));
             if unused {
-                batch.delete_cf(store.cf(Table::TermStats), term.to_be_bytes());
+                batch.delete_cf(database.cf(Table::TermStats), term.to_be_bytes());
                 if !graph_exists && !is_new && term.kind().is_in_dictionary() {
                     reclaimed.push(self.reclaim_term(term, &mut batch)?);
                 }
             } else {
                 batch.put_cf(
-                    store.cf(Table::TermStats),
+                    database.cf(Table::TermStats),
                     term.to_be_bytes(),
                     usage.encode(),
                 );
@@ -486,7 +487,7 @@ impl<'a> Transaction<'a> {
         class_deltas.retain(|_, delta| *delta != 0);
         let classes: Vec<TermId> = class_deltas.keys().copied().collect();
         let current = db.batched_multi_get_cf(
-            store.cf(Table::ClassStats),
+            database.cf(Table::ClassStats),
             classes.iter().map(|t| t.to_be_bytes()),
             false,
         );
@@ -494,10 +495,10 @@ impl<'a> Transaction<'a> {
             let old = value?.map_or(Ok(0), |v| decode_u64(&v))?;
             let new = old.saturating_add_signed(class_deltas[class]);
             if new == 0 {
-                batch.delete_cf(store.cf(Table::ClassStats), class.to_be_bytes());
+                batch.delete_cf(database.cf(Table::ClassStats), class.to_be_bytes());
             } else {
                 batch.put_cf(
-                    store.cf(Table::ClassStats),
+                    database.cf(Table::ClassStats),
                     class.to_be_bytes(),
                     encode_u64(new),
                 );
@@ -509,12 +510,12 @@ impl<'a> Transaction<'a> {
         subjects.sort_unstable();
         subjects.dedup();
         batch.put_cf(
-            store.cf(Table::Changes),
+            database.cf(Table::Changes),
             sequence.to_be_bytes(),
             ChangeBatch::encode_subjects(&subjects),
         );
         let quad_count = self.state.quad_count.saturating_add_signed(quad_delta);
-        let meta = store.cf(Table::Meta);
+        let meta = database.cf(Table::Meta);
         batch.put_cf(meta, meta_key::SEQUENCE, encode_u64(sequence));
         batch.put_cf(meta, meta_key::QUAD_COUNT, encode_u64(quad_count));
         batch.put_cf(
@@ -528,7 +529,7 @@ impl<'a> Transaction<'a> {
             encode_u64(self.next_blank_id),
         );
         batch.put_cf(meta, meta_key::LAST_COMMIT_MS, encode_u64(now_ms()));
-        db.write_opt(batch, &store.write_options())?;
+        db.write_opt(batch, &database.write_options())?;
 
         for bytes in reclaimed {
             self.state.term_cache.remove(&bytes);
@@ -537,7 +538,7 @@ impl<'a> Transaction<'a> {
         self.state.quad_count = quad_count;
         self.state.next_dictionary_id = self.next_dictionary_id;
         self.state.next_blank_id = self.next_blank_id;
-        store.publish_sequence(sequence);
+        database.publish_sequence(sequence);
         Ok(sequence)
     }
 
@@ -548,10 +549,10 @@ impl<'a> Transaction<'a> {
         terms: &mut [(TermId, &[u8])],
         batch: &mut WriteBatch,
     ) -> Result<(), StoreError> {
-        let store = self.store;
+        let database = self.database;
         terms.sort_unstable_by_key(|(id, _)| *id);
         for (id, bytes) in terms.iter() {
-            batch.put_cf(store.cf(Table::IdToTerm), id.to_be_bytes(), bytes);
+            batch.put_cf(database.cf(Table::IdToTerm), id.to_be_bytes(), bytes);
         }
         let mut lookups: Vec<(Vec<u8>, TermId)> = terms
             .iter()
@@ -560,7 +561,7 @@ impl<'a> Transaction<'a> {
         lookups.sort_unstable();
         for (key, id) in &lookups {
             let mut ids = if is_hashed_key(key) {
-                match store.db().get_cf(store.cf(Table::TermToId), key)? {
+                match database.db().get_cf(database.cf(Table::TermToId), key)? {
                     Some(v) => decode_ids(&v)?,
                     None => Vec::new(),
                 }
@@ -568,7 +569,7 @@ impl<'a> Transaction<'a> {
                 Vec::new()
             };
             ids.push(*id);
-            batch.put_cf(store.cf(Table::TermToId), key, encode_ids(&ids));
+            batch.put_cf(database.cf(Table::TermToId), key, encode_ids(&ids));
         }
         let mut hash_keys: Vec<_> = terms
             .iter()
@@ -576,38 +577,38 @@ impl<'a> Transaction<'a> {
             .collect();
         hash_keys.sort_unstable();
         for key in hash_keys {
-            batch.put_cf(store.cf(Table::HashIris), key, []);
+            batch.put_cf(database.cf(Table::HashIris), key, []);
         }
         Ok(())
     }
 
     /// Deletes a term's dictionary entries; returns its bytes.
     fn reclaim_term(&self, id: TermId, batch: &mut WriteBatch) -> Result<Vec<u8>, StoreError> {
-        let store = self.store;
-        let db = store.db();
-        let Some(bytes) = db.get_cf(store.cf(Table::IdToTerm), id.to_be_bytes())? else {
+        let database = self.database;
+        let db = database.db();
+        let Some(bytes) = db.get_cf(database.cf(Table::IdToTerm), id.to_be_bytes())? else {
             return Err(
                 CorruptionError::msg(format!("no dictionary entry for used term {id:?}")).into(),
             );
         };
-        batch.delete_cf(store.cf(Table::IdToTerm), id.to_be_bytes());
+        batch.delete_cf(database.cf(Table::IdToTerm), id.to_be_bytes());
         if let Some(key) = hash_iris::key_of(&bytes, id) {
-            batch.delete_cf(store.cf(Table::HashIris), key);
+            batch.delete_cf(database.cf(Table::HashIris), key);
         }
         let key = lookup_key(&bytes);
         if is_hashed_key(&key) {
-            let mut ids = match db.get_cf(store.cf(Table::TermToId), &key)? {
+            let mut ids = match db.get_cf(database.cf(Table::TermToId), &key)? {
                 Some(v) => decode_ids(&v)?,
                 None => Vec::new(),
             };
             ids.retain(|i| *i != id);
             if ids.is_empty() {
-                batch.delete_cf(store.cf(Table::TermToId), key);
+                batch.delete_cf(database.cf(Table::TermToId), key);
             } else {
-                batch.put_cf(store.cf(Table::TermToId), key, encode_ids(&ids));
+                batch.put_cf(database.cf(Table::TermToId), key, encode_ids(&ids));
             }
         } else {
-            batch.delete_cf(store.cf(Table::TermToId), key);
+            batch.delete_cf(database.cf(Table::TermToId), key);
         }
         Ok(bytes)
     }

@@ -1,0 +1,134 @@
+//! Opening a store's folder: creating it, refusing what is not a Lodestone store or is one of
+//! another format version, upgrading older formats, and reading the writer's counters.
+
+use super::{Database, DecodedTerms, TermCache, WriterState};
+use crate::encoding::BlankNumbering;
+use crate::error::{CorruptionError, StoreError};
+use crate::kv::{meta_key, open_db, StoreOptions, Table};
+use crate::stats::{decode_u64, encode_u64};
+use crate::version::{FORMAT_VERSION, FORMAT_WITHOUT_COMPACT_GRAPHS, FORMAT_WITHOUT_HASH_IRIS};
+use rocksdb::DB;
+use std::path::Path;
+use std::sync::atomic::AtomicU64;
+use std::sync::Mutex;
+
+/// Value of `meta_key::BLANK_NUMBERING` in stores whose blank node numbers count down.
+const DESCENDING: &[u8] = b"descending";
+
+impl Database {
+    /// Opens the store in `path`, creating it if the folder is missing or empty and
+    /// `options.create_if_missing` is set.
+    ///
+    /// A folder that is not empty but holds no store, or a store of another format version,
+    /// is an error: nothing is ever silently replaced. A bulk load interrupted in its ingest
+    /// is not finished here but by the caller (`load::recover_interrupted_ingest`).
+    pub(crate) fn open(path: &Path, options: StoreOptions) -> Result<Self, StoreError> {
+        let path = path.to_path_buf();
+        let exists = path.join("CURRENT").exists();
+        if !exists {
+            let is_empty_or_missing = match std::fs::read_dir(&path) {
+                Ok(mut entries) => entries.next().is_none(),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => true,
+                Err(e) => return Err(e.into()),
+            };
+            if !options.create_if_missing || options.read_only {
+                return Err(StoreError::NotFound(path));
+            }
+            if !is_empty_or_missing {
+                return Err(StoreError::Corruption(CorruptionError::msg(format!(
+                    "{} is not empty and holds no Lodestone store (no CURRENT file)",
+                    path.display()
+                ))));
+            }
+            std::fs::create_dir_all(&path)?;
+        } else {
+            // Opening would add our tables to a database of someone else's: look first.
+            let tables = DB::list_cf(&rocksdb::Options::default(), &path)?;
+            if !tables.iter().any(|t| t == Table::Meta.name()) {
+                return Err(CorruptionError::msg(format!(
+                    "{} is a RocksDB database but not a Lodestone store",
+                    path.display()
+                ))
+                .into());
+            }
+            if options.read_only && !tables.iter().any(|t| t == Table::HashIris.name()) {
+                // A store of format 1: only a read-write open upgrades it.
+                return Err(StoreError::VersionMismatch {
+                    path,
+                    found: FORMAT_WITHOUT_HASH_IRIS,
+                    expected: FORMAT_VERSION,
+                });
+            }
+        }
+        let db = open_db(&path, &options).map_err(|e| match e {
+            // RocksDB allows one process per store: say so plainly.
+            StoreError::Engine(e)
+                if ["While lock file", "lock hold by current process"]
+                    .iter()
+                    .any(|m| e.to_string().contains(m)) =>
+            {
+                StoreError::Locked(path.clone())
+            }
+            other => other,
+        })?;
+        let meta = db
+            .cf_handle(Table::Meta.name())
+            .ok_or_else(|| CorruptionError::msg("missing meta table"))?;
+        let read_counter = |key: &[u8]| -> Result<Option<u64>, StoreError> {
+            db.get_cf(meta, key)?
+                .map(|v| decode_u64(&v).map_err(StoreError::from))
+                .transpose()
+        };
+        match read_counter(meta_key::VERSION)? {
+            Some(FORMAT_VERSION) => {}
+            Some(FORMAT_WITHOUT_COMPACT_GRAPHS) => {
+                if !options.read_only {
+                    db.put_cf(meta, meta_key::VERSION, encode_u64(FORMAT_VERSION))?;
+                }
+            }
+            Some(FORMAT_WITHOUT_HASH_IRIS) if !options.read_only => {
+                crate::hash_iris::fill_from_dictionary(&db)?;
+                db.put_cf(meta, meta_key::VERSION, encode_u64(FORMAT_VERSION))?;
+            }
+            Some(found) => {
+                return Err(StoreError::VersionMismatch {
+                    path,
+                    found,
+                    expected: FORMAT_VERSION,
+                })
+            }
+            None if exists => {
+                return Err(CorruptionError::msg(format!(
+                    "{} is a RocksDB database without a Lodestone format version",
+                    path.display()
+                ))
+                .into())
+            }
+            None => {
+                db.put_cf(meta, meta_key::BLANK_NUMBERING, DESCENDING)?;
+                db.put_cf(meta, meta_key::VERSION, encode_u64(FORMAT_VERSION))?;
+            }
+        }
+        let blank_numbering = match db.get_cf(meta, meta_key::BLANK_NUMBERING)?.as_deref() {
+            None => BlankNumbering::Ascending,
+            Some(DESCENDING) => BlankNumbering::Descending,
+            Some(_) => return Err(CorruptionError::msg("unknown blank node numbering").into()),
+        };
+        let state = WriterState {
+            next_dictionary_id: read_counter(meta_key::NEXT_DICTIONARY_ID)?.unwrap_or(1),
+            next_blank_id: read_counter(meta_key::NEXT_BLANK_ID)?.unwrap_or(1),
+            sequence: read_counter(meta_key::SEQUENCE)?.unwrap_or(0),
+            quad_count: read_counter(meta_key::QUAD_COUNT)?.unwrap_or(0),
+            term_cache: TermCache::default(),
+        };
+        Ok(Self {
+            committed_sequence: AtomicU64::new(state.sequence),
+            decoded: DecodedTerms::new(options.decoded_terms_bytes),
+            writer: Mutex::new(state),
+            db,
+            path,
+            options,
+            blank_numbering,
+        })
+    }
+}
