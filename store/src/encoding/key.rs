@@ -37,6 +37,14 @@ impl EncodedQuad {
     pub fn terms(&self) -> [TermId; 4] {
         [self.subject, self.predicate, self.object, self.graph]
     }
+
+    /// Whether the quad matches a pattern of ids (`None` is a wildcard).
+    pub(crate) fn matches(&self, pattern: &[Option<TermId>; 4]) -> bool {
+        self.terms()
+            .iter()
+            .zip(pattern)
+            .all(|(t, p)| p.is_none_or(|p| p == *t))
+    }
 }
 
 /// One of the six orders in which quads are indexed.

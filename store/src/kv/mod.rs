@@ -7,4 +7,5 @@ pub use disk::{
     ingest_options, open_db, open_staging_db, quiet_perf_counters, CacheStats, IndexUsage,
     StoreOptions, QUAD_PREFIX_LEN,
 };
+pub(crate) use tables::permutation_table;
 pub use tables::{meta_key, Table};

@@ -1,5 +1,7 @@
 //! Every table of the store, declared once with its column family name and its key layout.
 
+use crate::encoding::Permutation;
+
 /// A RocksDB column family of the store.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Table {
@@ -127,4 +129,16 @@ pub mod meta_key {
     pub const QUAD_COUNT: &[u8] = b"quad_count";
     /// Unix time in milliseconds of the last commit.
     pub const LAST_COMMIT_MS: &[u8] = b"last_commit_ms";
+}
+
+/// The table that indexes quads in `permutation` order.
+pub(crate) fn permutation_table(permutation: Permutation) -> Table {
+    match permutation {
+        Permutation::Spog => Table::Spog,
+        Permutation::Posg => Table::Posg,
+        Permutation::Ospg => Table::Ospg,
+        Permutation::Gspo => Table::Gspo,
+        Permutation::Gpos => Table::Gpos,
+        Permutation::Gosp => Table::Gosp,
+    }
 }

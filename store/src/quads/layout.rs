@@ -15,12 +15,11 @@
 //! entry and is always indexed.
 
 use crate::database::Database;
-use crate::encoding::{EncodedQuad, TermId};
+use crate::encoding::TermId;
 use crate::error::{CorruptionError, StoreError};
 use crate::kv::Table;
-use crate::quads::overlay::Overlay;
 use crate::stats::TermUsage;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 const COMPACT_MARKER: u8 = b'c';
 
@@ -86,6 +85,15 @@ impl LayoutChange {
     }
 }
 
+/// What a transaction does to named graphs, as far as their layouts are concerned: the change
+/// of each graph's quad count (every graph it touched, created or dropped has an entry), and
+/// the graphs it created and dropped.
+pub(crate) struct GraphDeltas<'a> {
+    pub quads: FxHashMap<TermId, i64>,
+    pub created: &'a FxHashSet<TermId>,
+    pub dropped: &'a FxHashSet<TermId>,
+}
+
 /// The layout changes of every named graph a transaction touches. Graphs not in the plan
 /// (the default graph) are indexed before and after.
 #[derive(Debug, Default)]
@@ -98,24 +106,19 @@ impl LayoutPlan {
     /// named by one cannot exist yet.
     pub fn new(
         database: &Database,
-        overlay: &Overlay,
+        graphs: GraphDeltas<'_>,
         is_new: impl Fn(TermId) -> bool,
     ) -> Result<Self, StoreError> {
-        let mut deltas: FxHashMap<TermId, i64> = FxHashMap::default();
-        let added = overlay.added.iter().map(|q| (q, 1));
-        for (quad, sign) in added.chain(overlay.removed.iter().map(|q| (q, -1))) {
-            if !quad.graph.is_default_graph() {
-                *deltas.entry(quad.graph).or_default() += sign;
-            }
-        }
-        for graph in overlay.created_graphs.iter().chain(&overlay.dropped_graphs) {
-            deltas.entry(*graph).or_default();
-        }
+        let GraphDeltas {
+            quads: deltas,
+            created,
+            dropped,
+        } = graphs;
         let db = database.db();
         let max_compact = database.options().compact_graph_max_quads as u64;
         let mut changes = FxHashMap::default();
         for (graph, delta) in deltas {
-            let before = if is_new(graph) || overlay.created_graphs.contains(&graph) {
+            let before = if is_new(graph) || created.contains(&graph) {
                 None
             } else {
                 // A graph holding quads always has an entry; without one, assume the layout
@@ -123,7 +126,7 @@ impl LayoutPlan {
                 let value = db.get_pinned_cf(database.cf(Table::Graphs), graph.to_be_bytes())?;
                 Some(value.map_or(Ok(GraphLayout::Indexed), |v| GraphLayout::decode(&v))?)
             };
-            let after = if overlay.dropped_graphs.contains(&graph) {
+            let after = if dropped.contains(&graph) {
                 None
             } else {
                 let committed = match before {
@@ -171,12 +174,4 @@ impl LayoutPlan {
                 _ => None,
             })
     }
-}
-
-/// Whether a quad matches a pattern of ids (`None` is a wildcard).
-pub(crate) fn matches(quad: &EncodedQuad, pattern: &[Option<TermId>; 4]) -> bool {
-    quad.terms()
-        .iter()
-        .zip(pattern)
-        .all(|(t, p)| p.is_none_or(|p| p == *t))
 }

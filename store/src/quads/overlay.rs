@@ -11,8 +11,8 @@
 
 use crate::database::Database;
 use crate::encoding::{EncodedQuad, Permutation, TermId};
-use crate::quads::layout::{matches, LayoutPlan};
-use crate::quads::reader::permutation_table;
+use crate::kv::permutation_table;
+use crate::quads::layout::{GraphDeltas, LayoutPlan};
 use oxrdf::Term;
 use rocksdb::WriteBatch;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -33,6 +33,25 @@ pub(crate) struct Overlay {
 }
 
 impl Overlay {
+    /// The changes to named graphs that decide their layouts at commit.
+    pub(crate) fn graph_deltas(&self) -> GraphDeltas<'_> {
+        let mut quads: FxHashMap<TermId, i64> = FxHashMap::default();
+        let added = self.added.iter().map(|q| (q, 1));
+        for (quad, sign) in added.chain(self.removed.iter().map(|q| (q, -1))) {
+            if !quad.graph.is_default_graph() {
+                *quads.entry(quad.graph).or_default() += sign;
+            }
+        }
+        for graph in self.created_graphs.iter().chain(&self.dropped_graphs) {
+            quads.entry(*graph).or_default();
+        }
+        GraphDeltas {
+            quads,
+            created: &self.created_graphs,
+            dropped: &self.dropped_graphs,
+        }
+    }
+
     pub(crate) fn added_matching(
         &self,
         permutation: Permutation,
@@ -41,7 +60,7 @@ impl Overlay {
         let mut out: Vec<EncodedQuad> = self
             .added
             .iter()
-            .filter(|q| matches(q, &pattern))
+            .filter(|q| q.matches(&pattern))
             .copied()
             .collect();
         out.sort_unstable_by_key(|q| permutation.key(q));

@@ -6,8 +6,8 @@ use crate::dictionary::{decode_term, find_id};
 use crate::encoding::{encode_term_bytes, inline_id, EncodedQuad, Permutation, TermId, TermKind};
 use crate::error::{CorruptionError, StoreError};
 use crate::hash_iris;
-use crate::kv::{meta_key, Table, QUAD_PREFIX_LEN};
-use crate::quads::layout::{matches, GraphLayout};
+use crate::kv::{meta_key, permutation_table, Table, QUAD_PREFIX_LEN};
+use crate::quads::layout::GraphLayout;
 use crate::quads::overlay::Overlay;
 use crate::stats::{decode_u64, term_graph_key, StoreCounts, TermGraphUsage, TermUsage};
 use oxrdf::{GraphNameRef, Quad, Term, TermRef};
@@ -204,7 +204,7 @@ impl<'a> Reader<'a> {
                 let removed = |q: &EncodedQuad| self.overlay.is_some_and(|o| o.is_removed(q));
                 let matching = quads
                     .iter()
-                    .filter(|q| matches(q, &pattern) && !removed(q))
+                    .filter(|q| q.matches(&pattern) && !removed(q))
                     .copied()
                     .collect::<Vec<_>>();
                 (matching, None)
@@ -771,17 +771,6 @@ impl Iterator for QuadIter<'_, '_> {
             iter.next();
         }
         Some(Ok(quad))
-    }
-}
-
-pub(crate) fn permutation_table(permutation: Permutation) -> Table {
-    match permutation {
-        Permutation::Spog => Table::Spog,
-        Permutation::Posg => Table::Posg,
-        Permutation::Ospg => Table::Ospg,
-        Permutation::Gspo => Table::Gspo,
-        Permutation::Gpos => Table::Gpos,
-        Permutation::Gosp => Table::Gosp,
     }
 }
 

@@ -337,7 +337,9 @@ impl<'a> Transaction<'a> {
             .iter()
             .map(|q| (q, 1_i64))
             .chain(self.overlay.removed.iter().map(|q| (q, -1_i64)));
-        let layouts = LayoutPlan::new(database, &self.overlay, |t| self.is_new_term(t))?;
+        let layouts = LayoutPlan::new(database, self.overlay.graph_deltas(), |t| {
+            self.is_new_term(t)
+        })?;
         let converted = self.final_quads(layouts.conversions())?;
         self.overlay
             .write_index_entries(database, &mut batch, &layouts, &converted);
