@@ -11,13 +11,13 @@
 //! default budget of 5 s.
 
 use crate::rng::Rng;
-use lodestone_indexer::{IndexSettings, TextIndex};
-use lodestone_server::facets::model::{
+use lodestone_facets::model::{
     ClassConstraint, Direction, Edge, FacetQuery, Node, View, ViewKind, DEFAULT_BUCKETS,
     DEFAULT_TIMEOUT,
 };
-use lodestone_server::facets::ranges::Family;
-use lodestone_server::facets::FacetEngine;
+use lodestone_facets::ranges::Family;
+use lodestone_facets::FacetEngine;
+use lodestone_indexer::{IndexSettings, TextIndex};
 use lodestone_server::text_index::index_path;
 use lodestone_server::text_match::IndexTextMatcher;
 use lodestone_store::{Reader, Store, StoreOptions, TermId, TermKind};

@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use lodestone_server::facets::{fct, json, sparql, LiteralScanMatcher};
+use lodestone_facets::{fct, json, sparql, LiteralScanMatcher};
 use lodestone_store::sparql::SparqlParser;
 
 fuzz_target!(|data: &[u8]| {

@@ -12,7 +12,6 @@ pub mod config;
 pub mod connections;
 pub mod error;
 pub mod extract;
-pub mod facets;
 pub mod federation;
 pub mod priority;
 pub mod respond;

@@ -6,9 +6,9 @@
 use crate::config::ServerSettings;
 use crate::error::ApiError;
 use crate::extract::body::BodyBudget;
-use crate::facets::FacetEngine;
 use crate::priority::WriteLanes;
 use crate::slots::{Slots, Taken};
+use lodestone_facets::FacetEngine;
 use lodestone_indexer::TextIndex;
 use lodestone_store::{Store, StoreCounts, StoreError};
 use std::collections::BTreeMap;

@@ -8,8 +8,8 @@
 //! read. An entity committed but not yet indexed (the follower runs within a second of each
 //! commit) is missing from both alike.
 
-use crate::facets::budget::{Deadline, EngineError};
-use crate::facets::text::{TextMatcher, TextMatches};
+use lodestone_facets::budget::Deadline;
+use lodestone_facets::{EngineError, TextMatcher, TextMatches};
 use lodestone_indexer::TextIndex;
 use lodestone_store::sparql::CustomFunction;
 use lodestone_store::{Reader, Store, TermId};

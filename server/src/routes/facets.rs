@@ -9,11 +9,6 @@
 
 use crate::error::ApiError;
 use crate::extract::negotiate::{AcceptHeader, Offer};
-use crate::facets::fct::parse_request;
-use crate::facets::json::{parse_flat, parse_query};
-use crate::facets::model::{FacetQuery, ViewKind, DEFAULT_TIMEOUT};
-use crate::facets::response::FacetAnswer;
-use crate::facets::xml::{answer_xml, fct_xml};
 use crate::respond::stream::run_blocking;
 use crate::state::AppState;
 use axum::body::Bytes;
@@ -22,6 +17,11 @@ use axum::http::{header, HeaderMap, HeaderValue};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
+use lodestone_facets::fct::parse_request;
+use lodestone_facets::json::{parse_flat, parse_query};
+use lodestone_facets::model::{FacetQuery, ViewKind, DEFAULT_TIMEOUT};
+use lodestone_facets::response::FacetAnswer;
+use lodestone_facets::xml::{answer_xml, fct_xml};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -166,7 +166,7 @@ async fn run(state: &AppState, query: FacetQuery) -> Result<Arc<FacetAnswer>, Ap
     run_blocking(state, permit, budget + Duration::from_secs(1), move |_| {
         engine
             .answer(&store, &query, budget)
-            .map_err(|e| ApiError::from_store(e, budget))
+            .map_err(|e| ApiError::from_facets(e, budget))
     })
     .await
 }

@@ -9,13 +9,13 @@ mod state;
 use super::names::Names;
 use super::{html, layout};
 use crate::error::ApiError;
-use crate::facets::model::{FacetQuery, ViewKind};
-use crate::facets::response::FacetAnswer;
 use crate::respond::stream::run_page;
 use crate::state::AppState;
 use axum::extract::{RawQuery, State};
 use axum::http::StatusCode;
 use axum::response::Response;
+use lodestone_facets::model::{FacetQuery, ViewKind};
+use lodestone_facets::response::FacetAnswer;
 use lodestone_web::ui::links::{self, with_query};
 use lodestone_web::ui::search::{segments, Chip, FacetEntry, FacetPanel, ResultRow, SearchPage};
 use oxrdf::Term;
@@ -77,7 +77,7 @@ pub(super) async fn search(
         let run = |q: &FacetQuery| {
             engine
                 .answer(store, q, budget)
-                .map_err(|e| ApiError::from_store(e, budget))
+                .map_err(|e| ApiError::from_facets(e, budget))
         };
         let answers = Answers {
             entities: run(&queries.0)?,

@@ -7,7 +7,7 @@
 //! for the last set (the focus); `page` and `timeout_ms` say which page and how long to try.
 
 use crate::error::ApiError;
-use crate::facets::model::{
+use lodestone_facets::model::{
     ClassConstraint, Direction, Edge, FacetQuery, Node, ValueCondition, View, ViewKind,
     DEFAULT_BUCKETS,
 };

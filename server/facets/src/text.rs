@@ -12,8 +12,9 @@
 //!   equivalent pattern is then an approximation (the index tokenizes and stems), which the
 //!   implementation must say in its [`TextMatcher::equivalent_pattern`] doc.
 
-use crate::facets::budget::{Deadline, EngineError, Ticker};
-use crate::facets::model::text_words;
+use crate::budget::{Deadline, Ticker};
+use crate::error::EngineError;
+use crate::model::text_words;
 use lodestone_store::{Reader, TermId, TermKind};
 use oxrdf::{Literal, Term, Variable};
 use rustc_hash::FxHashMap;

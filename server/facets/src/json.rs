@@ -1,5 +1,5 @@
 //! The JSON syntax of `/api/facets` (body of `POST`, `q=` of `GET`) and the flattened `GET`
-//! parameters, both read into the [`model`](crate::facets::model).
+//! parameters, both read into the [`model`](crate::model).
 //!
 //! The body is the root node: `text`, `class` (`[{"iri", "exclude"?}]`), `value`
 //! (`[{"op", "value" | "iri" | "lo","hi" | "in", "datatype"?, "lang"?}]`), `property` and
@@ -7,7 +7,7 @@
 //! `exclude` = it does not), `view` (`{"type", "property"?, "limit"?, "offset"?, "buckets"?}`)
 //! on exactly one node, and `timeout_ms` at the root. Unknown fields are refused, naming the field.
 
-use crate::facets::model::{
+use crate::model::{
     ClassConstraint, Comparison, Direction, Edge, FacetQuery, Node, ValueCondition, View, ViewKind,
     DEFAULT_BUCKETS, DEFAULT_LIMIT, MAX_BUCKETS, MAX_LIMIT,
 };

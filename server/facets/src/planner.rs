@@ -6,7 +6,7 @@
 //! original root keeps its rule that its terms are subjects. Terms are resolved to ids once;
 //! a term the store does not know resolves to `None` and matches nothing.
 
-use crate::facets::model::{text_words, Comparison, Direction, FacetQuery, Node, ValueCondition};
+use crate::model::{text_words, Comparison, Direction, FacetQuery, Node, ValueCondition};
 use lodestone_store::{Reader, StoreError, TermId};
 use oxrdf::vocab::rdf;
 use oxrdf::{Literal, NamedNode, Term};

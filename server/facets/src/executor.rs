@@ -10,11 +10,12 @@
 //! Running out of time while checking the focus candidates keeps the ones accepted so far and
 //! marks the set incomplete; running out anywhere else gives an empty incomplete set.
 
-use crate::facets::budget::{Deadline, EngineError, Ticker};
-use crate::facets::compare::compare;
-use crate::facets::planner::{Condition, Plan, PlanEdge, PlanNode};
-use crate::facets::scan::{self, End};
-use crate::facets::text::TextMatcher;
+use crate::budget::{Deadline, Ticker};
+use crate::compare::compare;
+use crate::error::EngineError;
+use crate::planner::{Condition, Plan, PlanEdge, PlanNode};
+use crate::scan::{self, End};
+use crate::text::TextMatcher;
 use lodestone_store::{Reader, TermId};
 use oxrdf::Term;
 use rustc_hash::{FxHashMap, FxHashSet};

@@ -1,5 +1,5 @@
 //! Virtuoso's Facets Web Service request syntax (`POST /fct/service`), read into the
-//! [`model`](crate::facets::model).
+//! [`model`](crate::model).
 //!
 //! ```xml
 //! <query xmlns="http://openlinksw.com/services/facets/1.0/" timeout="5000">
@@ -21,8 +21,8 @@
 //! or `cond-parm` children for `in`; `datatype="uri"` marks an IRI. Documents are bounded
 //! in nesting depth (the body is bounded in size by the route).
 
-use crate::facets::json::{literal, SyntaxError};
-use crate::facets::model::{
+use crate::json::{literal, SyntaxError};
+use crate::model::{
     ClassConstraint, Comparison, Direction, Edge, FacetQuery, Node, ValueCondition, View, ViewKind,
     DEFAULT_BUCKETS, DEFAULT_LIMIT, MAX_LIMIT,
 };

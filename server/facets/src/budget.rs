@@ -1,9 +1,9 @@
-//! The time budget of one facet request and the engine's error type.
+//! The time budget of one facet request.
 //!
 //! The engine checks its [`Deadline`] in every loop; running out is not an error the client
 //! sees but a cut: whatever was counted so far is returned with `complete: false`.
 
-use lodestone_store::StoreError;
+use crate::error::EngineError;
 use std::time::{Duration, Instant};
 
 /// When the work of one request must stop.
@@ -43,20 +43,6 @@ impl Deadline {
     pub fn instant(&self) -> Instant {
         self.at
     }
-}
-
-/// Why the engine stopped early.
-#[derive(Debug, thiserror::Error)]
-pub enum EngineError {
-    /// The store failed.
-    #[error(transparent)]
-    Store(#[from] StoreError),
-    /// The deadline passed.
-    #[error("the time budget ran out")]
-    OutOfTime,
-    /// The text index refused the words or failed.
-    #[error("text constraint: {0}")]
-    Text(String),
 }
 
 /// Checks a deadline once every `N` steps of a loop (reading the clock costs a little).

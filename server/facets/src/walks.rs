@@ -10,7 +10,8 @@
 //! Each count is the number of distinct focus terms having the key; the walk stops at the
 //! deadline and the counts so far are returned with `complete: false`.
 
-use crate::facets::budget::{EngineError, Ticker};
+use crate::budget::Ticker;
+use crate::error::EngineError;
 use lodestone_store::{EncodedQuad, Lead, Reader, Step, TermId, Walked};
 use rustc_hash::FxHashMap;
 
@@ -255,7 +256,7 @@ impl DistinctPerTerm {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::facets::budget::Deadline;
+    use crate::budget::Deadline;
     use lodestone_store::{Store, StoreOptions};
     use oxrdf::{GraphName, NamedNode, Quad};
     use proptest::prelude::*;

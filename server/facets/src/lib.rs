@@ -1,18 +1,28 @@
-//! Faceted browsing: one model, two syntaxes, one engine.
+//! Lodestone's facet engine: faceted browsing over a `lodestone-store` snapshot, with one
+//! model, two syntaxes and one engine.
+//!
+//! It needs no HTTP, so it lives in its own crate: the server (`lodestone-server`) keeps the
+//! routes (`/api/facets`, `/fct/service`) and the text-index adapter, and the fuzz targets
+//! link only this crate and the store.
 //!
 //! - [`model`]: the facet tree; [`json`] and [`fct`] read the two syntaxes into it.
 //! - [`planner`] resolves it to ids and re-hangs it from the focus; [`executor`] finds the
 //!   focus set from the most selective constraint ([`scan`] chooses between look-ups and
 //!   one scan of a predicate); [`views`] counts on ids ([`walks`] reads every focus term's
 //!   quads in one forward pass); [`labels`]
-//!   names what is shown; [`engine`] ties them together with the time budget and the cache.
-//! - [`ranges`] buckets numeric and date values for the `ranges` view.
+//!   names what is shown; [`engine`] ties them together with the time budget ([`budget`])
+//!   and the cache.
+//! - [`ranges`] buckets numeric and date values for the `ranges` view; [`compare`] orders
+//!   literals by value.
 //! - [`sparql`] builds the equivalent SPARQL query as algebra; [`text`] is the seam to full
 //!   text search; [`response`] and [`xml`] write answers.
+//! - [`error`]: the engine's error type.
+#![deny(missing_docs)]
 
 pub mod budget;
 pub mod compare;
 pub mod engine;
+pub mod error;
 pub mod executor;
 pub mod fct;
 pub mod json;
@@ -28,5 +38,6 @@ pub mod views;
 pub mod walks;
 pub mod xml;
 
-pub use crate::facets::engine::FacetEngine;
-pub use crate::facets::text::{LiteralScanMatcher, TextMatcher, TextMatches};
+pub use crate::engine::FacetEngine;
+pub use crate::error::EngineError;
+pub use crate::text::{LiteralScanMatcher, TextMatcher, TextMatches};

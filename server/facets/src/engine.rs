@@ -4,18 +4,19 @@
 //! makes every older entry unreachable; only complete answers are cached, since an
 //! incomplete one depends on the machine's load at the time.
 
-use crate::facets::budget::{Deadline, EngineError};
-use crate::facets::executor::Executor;
-use crate::facets::labels::Labels;
-use crate::facets::model::FacetQuery;
-use crate::facets::model::{View, ViewKind};
-use crate::facets::planner::plan;
-use crate::facets::ranges::{self, Bucket};
-use crate::facets::response::{FacetAnswer, Row};
-use crate::facets::sparql::equivalent_query;
-use crate::facets::text::{LiteralScanMatcher, TextMatcher};
-use crate::facets::views;
-use lodestone_store::{SequenceNumber, Store, StoreError};
+use crate::budget::Deadline;
+use crate::error::EngineError;
+use crate::executor::Executor;
+use crate::labels::Labels;
+use crate::model::FacetQuery;
+use crate::model::{View, ViewKind};
+use crate::planner::plan;
+use crate::ranges::{self, Bucket};
+use crate::response::{FacetAnswer, Row};
+use crate::sparql::equivalent_query;
+use crate::text::{LiteralScanMatcher, TextMatcher};
+use crate::views;
+use lodestone_store::{SequenceNumber, Store};
 use moka::sync::Cache;
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
@@ -70,7 +71,7 @@ impl FacetEngine {
         store: &Store,
         query: &FacetQuery,
         budget: Duration,
-    ) -> Result<Arc<FacetAnswer>, StoreError> {
+    ) -> Result<Arc<FacetAnswer>, EngineError> {
         let start = Instant::now();
         let reader = store.reader();
         let sequence = reader.sequence()?;
@@ -91,7 +92,7 @@ impl FacetEngine {
         store: &Store,
         query: &FacetQuery,
         budget: Duration,
-    ) -> Result<FacetAnswer, StoreError> {
+    ) -> Result<FacetAnswer, EngineError> {
         let start = Instant::now();
         self.compute(&store.reader(), query, budget, start)
     }
@@ -102,24 +103,20 @@ impl FacetEngine {
         query: &FacetQuery,
         budget: Duration,
         start: Instant,
-    ) -> Result<FacetAnswer, StoreError> {
-        let view = query
-            .view()
-            .cloned()
-            .ok_or_else(|| StoreError::Evaluation("the facet query has no view".into()))?;
+    ) -> Result<FacetAnswer, EngineError> {
+        let view = query.view().cloned().ok_or(EngineError::NoView)?;
         let matcher = self.matcher();
         let plan = plan(reader, query)?;
         let focus_deadline = Deadline::at(start + budget.mul_f64(FOCUS_SHARE));
         let deadline = Deadline::at(start + budget);
         let mut executor = Executor::new(reader, matcher.as_ref(), &plan, focus_deadline);
-        let focus = executor.focus_set(&plan).map_err(engine_error)?;
+        let focus = executor.focus_set(&plan)?;
         let property = match &view.property {
             Some(p) => reader.term_id(p.as_ref().into())?,
             None => None,
         };
         if view.kind == ViewKind::Ranges {
-            let ranges = ranges::compute(reader, &focus, property, view.buckets, deadline)
-                .map_err(engine_error)?;
+            let ranges = ranges::compute(reader, &focus, property, view.buckets, deadline)?;
             let buckets: Vec<Bucket> = ranges.buckets.iter().map(|(b, _)| b.clone()).collect();
             let sparql = equivalent_query(query, matcher.as_ref(), &buckets)
                 .map(|q| q.to_string())
@@ -151,8 +148,7 @@ impl FacetEngine {
         let sparql = equivalent_query(query, matcher.as_ref(), &[])
             .map(|q| q.to_string())
             .unwrap_or_default();
-        let page = views::compute(reader, &focus, &view, property, plan.rdf_type, deadline)
-            .map_err(engine_error)?;
+        let page = views::compute(reader, &focus, &view, property, plan.rdf_type, deadline)?;
         let labels = Labels::new(reader)?;
         let mut rows = Vec::with_capacity(page.rows.len());
         for (id, figure) in page.rows {
@@ -202,14 +198,5 @@ fn answer(
         timeout_ms: u64::try_from(budget.as_millis()).unwrap_or(u64::MAX),
         sparql,
         rows,
-    }
-}
-
-/// Running out of time is handled inside the engine; only store failures reach here.
-fn engine_error(error: EngineError) -> StoreError {
-    match error {
-        EngineError::Store(e) => e,
-        EngineError::OutOfTime => StoreError::Cancelled,
-        EngineError::Text(message) => StoreError::Evaluation(message),
     }
 }

@@ -13,9 +13,9 @@
 //! at `/sparql` (whose default graph is the union of all graphs), it gives the same rows —
 //! as a set: equal counts may be ordered differently.
 
-use crate::facets::model::{Comparison, Direction, FacetQuery, Node, ValueCondition, ViewKind};
-use crate::facets::ranges::Bucket;
-use crate::facets::text::TextMatcher;
+use crate::model::{Comparison, Direction, FacetQuery, Node, ValueCondition, ViewKind};
+use crate::ranges::Bucket;
+use crate::text::TextMatcher;
 use oxrdf::vocab::rdf;
 use oxrdf::{Literal, NamedNode, Term, Variable};
 use spargebra::algebra::{
@@ -343,7 +343,7 @@ impl Builder<'_> {
         let mut pattern = base;
         let mut filters: Vec<Expression> = Vec::new();
         if let Some(text) = &node.text {
-            if !crate::facets::model::text_words(text).is_empty() {
+            if !crate::model::text_words(text).is_empty() {
                 let mut helpers = self.helpers;
                 let text_pattern = self.matcher.equivalent_pattern(var, text, &mut |name| {
                     let v = Variable::new_unchecked(format!("{name}{helpers}"));

@@ -6,7 +6,8 @@
 //! of the predicate with a membership test on the sorted set is cheaper than a seek per term;
 //! the store's statistics (the predicate's quad count) decide.
 
-use crate::facets::budget::{EngineError, Ticker};
+use crate::budget::Ticker;
+use crate::error::EngineError;
 use lodestone_store::{EncodedQuad, Reader, TermId};
 
 /// Quads read in sequence for the cost of one seek (measured on BSBM 10k, see

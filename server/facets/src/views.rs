@@ -4,11 +4,12 @@
 //! value, a graph), whatever the number of quads behind it. Keys are sorted by count (most
 //! first) then by id, so that pages are stable.
 
-use crate::facets::budget::{Deadline, EngineError, Ticker};
-use crate::facets::executor::FocusSet;
-use crate::facets::model::{View, ViewKind};
-use crate::facets::scan::{self, End};
-use crate::facets::walks;
+use crate::budget::{Deadline, Ticker};
+use crate::error::EngineError;
+use crate::executor::FocusSet;
+use crate::model::{View, ViewKind};
+use crate::scan::{self, End};
+use crate::walks;
 use lodestone_store::{Reader, TermId};
 use rustc_hash::FxHashMap;
 
@@ -48,7 +49,7 @@ pub fn compute(
             &ticker,
         )?),
         // The counts per value from which `ranges` are bucketed (the engine buckets them in
-        // [`crate::facets::ranges`]).
+        // [`crate::ranges`]).
         ViewKind::Values | ViewKind::Ranges => match property {
             Some(p) => count_objects(reader, focus, p, &mut ticker)?,
             None => (Vec::new(), true),

@@ -16,10 +16,11 @@
 //! distinct literal values are decoded (inlined integers without the dictionary); IRIs and
 //! blank nodes are skipped on their ids.
 
-use crate::facets::budget::{Deadline, EngineError, Ticker};
-use crate::facets::compare::{compare, is_integer_type, is_numeric_type};
-use crate::facets::executor::FocusSet;
-use crate::facets::scan::{self, End};
+use crate::budget::{Deadline, Ticker};
+use crate::compare::{compare, is_integer_type, is_numeric_type};
+use crate::error::EngineError;
+use crate::executor::FocusSet;
+use crate::scan::{self, End};
 use lodestone_store::{Reader, TermId, TermKind};
 use oxrdf::vocab::xsd;
 use oxrdf::{Literal, Term};

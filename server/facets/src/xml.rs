@@ -1,7 +1,7 @@
 //! XML writers: the `/api/facets` answer in XML, and Virtuoso's `fct:facets` answer.
 
-use crate::facets::labels::local_name;
-use crate::facets::response::FacetAnswer;
+use crate::labels::local_name;
+use crate::response::FacetAnswer;
 use oxrdf::Term;
 use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, BytesText, Event};
 use quick_xml::Writer;

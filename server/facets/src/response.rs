@@ -1,7 +1,7 @@
 //! A facet answer, independent of the syntax it is written in.
 
-use crate::facets::model::ViewKind;
-use crate::facets::ranges::Bucket;
+use crate::model::ViewKind;
+use crate::ranges::Bucket;
 use oxrdf::Term;
 use serde_json::{json, Value};
 
