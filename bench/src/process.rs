@@ -41,7 +41,11 @@ impl ServerProcess {
             .arg(data)
             .args(["--bind", "127.0.0.1:0"])
             .args(args)
-            .env("RUST_LOG", "warn,lodestone_server::serve=info")
+            // The "listening on" line: `serve` before and after it moved under `commands`.
+            .env(
+                "RUST_LOG",
+                "warn,lodestone_server::serve=info,lodestone_server::commands::serve=info",
+            )
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
