@@ -9,7 +9,7 @@
 use crate::replace_http::Server;
 use crate::rng::Rng;
 use anyhow::{bail, Context};
-use lodestone_server::config::ServerSettings;
+use lodestone_server::settings::ServerSettings;
 use lodestone_store::load::{BulkLoader, Input};
 use lodestone_store::model::Term;
 use lodestone_store::{Reader, Store, StoreOptions};

@@ -44,7 +44,7 @@ impl ServerProcess {
             // The "listening on" line: `serve` before and after it moved under `commands`.
             .env(
                 "RUST_LOG",
-                "warn,lodestone_server::serve=info,lodestone_server::commands::serve=info",
+                "warn,lodestone_server::commands::serve=info",
             )
             .stdin(Stdio::null())
             .stdout(Stdio::null())

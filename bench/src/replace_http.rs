@@ -15,8 +15,8 @@ use crate::rng::Rng;
 use crate::trickle::programme_graph;
 use anyhow::{bail, Context};
 use lodestone_indexer::{IndexSettings, TextIndex};
-use lodestone_server::config::ServerSettings;
 use lodestone_server::priority::Nice;
+use lodestone_server::settings::ServerSettings;
 use lodestone_server::testdata::{
     broadcaster, expected_rows, BroadcasterShape, EBUCCDM, MUSIC_IN_JANUARY,
 };

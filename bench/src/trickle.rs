@@ -1,8 +1,8 @@
 //! `trickle`: replaces named graphs one transaction at a time, the way a publisher updates a
 //! live store, and prints commits per second for each tenth of the run.
 
-use lodestone_server::config::ServerSettings;
 use lodestone_server::priority::Nice;
+use lodestone_server::settings::ServerSettings;
 use lodestone_store::load::{parse_into, ParseOptions, RdfFormat};
 use lodestone_store::model::{GraphName, NamedNode};
 use lodestone_store::{Store, StoreOptions};

@@ -1,7 +1,6 @@
 //! The command line: `lodestone serve | load | stats | dump | backup | restore | reindex`.
 
-use crate::commands;
-use crate::config::ServeArgs;
+use crate::settings::ByteSize;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
@@ -123,15 +122,159 @@ pub struct RestoreArgs {
     pub source: PathBuf,
 }
 
-/// Runs a parsed command line.
-pub fn run(cli: Cli) -> anyhow::Result<()> {
-    match cli.command {
-        Command::Serve(args) => crate::config::serve(*args),
-        Command::Load(args) => commands::load(args),
-        Command::Stats(args) => commands::stats(&args),
-        Command::Dump(args) => commands::dump(args),
-        Command::Backup(args) => commands::backup(&args),
-        Command::Reindex(args) => crate::text_index::reindex(&args),
-        Command::Restore(args) => crate::restore::restore(&args.source, &args.data.data),
-    }
+/// `lodestone serve` options. Each can also be set by an environment variable and in
+/// `lodestone.toml` (key = the long option name with `_` for `-`); flags win over the
+/// environment, which wins over the file.
+#[derive(Debug, Clone, Default, Args)]
+pub struct ServeArgs {
+    /// Store folder; created (and filled with the sample dataset) if missing or empty
+    /// [default: ./lodestone-data] [toml: data]
+    #[arg(long, env = "LODESTONE_DATA", value_name = "DIR")]
+    pub data: Option<PathBuf>,
+    /// Address and port to listen on [default: 127.0.0.1:7171] [toml: bind]
+    #[arg(long, env = "LODESTONE_BIND", value_name = "ADDR")]
+    pub bind: Option<String>,
+    /// Base IRI of the dataset; relative IRIs in SPARQL queries and updates resolve against it
+    /// [toml: base_iri]
+    #[arg(long, env = "LODESTONE_BASE_IRI", value_name = "IRI")]
+    pub base_iri: Option<String>,
+    /// Bearer token that SPARQL updates and Graph Store writes must send
+    /// (`Authorization: Bearer T`); without it and without --open-updates, writes are refused
+    /// [toml: update_token]
+    #[arg(
+        long,
+        env = "LODESTONE_UPDATE_TOKEN",
+        value_name = "T",
+        hide_env_values = true
+    )]
+    pub update_token: Option<String>,
+    /// Accept SPARQL updates and Graph Store writes from anyone, without a token
+    /// [default: false] [toml: open_updates]
+    #[arg(long, env = "LODESTONE_OPEN_UPDATES", value_name = "BOOL", num_args = 0..=1,
+          require_equals = true, default_missing_value = "true",
+          value_parser = clap::builder::BoolishValueParser::new())]
+    pub open_updates: Option<bool>,
+    /// Config file (TOML) [default: ./lodestone.toml if it exists]
+    #[arg(long, env = "LODESTONE_CONFIG", value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Do not load the bundled sample dataset into a new, empty store
+    /// [default: false] [toml: no_sample]
+    #[arg(long, env = "LODESTONE_NO_SAMPLE", value_name = "BOOL", num_args = 0..=1,
+          require_equals = true, default_missing_value = "true",
+          value_parser = clap::builder::BoolishValueParser::new())]
+    pub no_sample: Option<bool>,
+    /// Time budget of one SPARQL query, update or Graph Store request in seconds, evaluation
+    /// and sending included; a request may lower it with `timeout=` [default: 30]
+    /// [toml: query_timeout]
+    #[arg(long, env = "LODESTONE_QUERY_TIMEOUT", value_name = "SECS")]
+    pub query_timeout: Option<f64>,
+    /// Largest SPARQL query or update request body (e.g. 10MB, 512KiB, 1000000)
+    /// [default: 10MB] [toml: max_body_bytes]
+    #[arg(long, env = "LODESTONE_MAX_BODY_BYTES", value_name = "SIZE")]
+    pub max_body_bytes: Option<ByteSize>,
+    /// Largest Graph Store upload (PUT/POST /store body) [default: the memory budget / 32]
+    /// [toml: max_upload_bytes]
+    #[arg(long, env = "LODESTONE_MAX_UPLOAD_BYTES", value_name = "SIZE")]
+    pub max_upload_bytes: Option<ByteSize>,
+    /// Queries, updates and Graph Store requests running at once; more wait in the queue
+    /// (--query-queue) or are answered 503 with Retry-After [default: 16]
+    /// [toml: max_concurrent_queries]
+    #[arg(long, env = "LODESTONE_MAX_CONCURRENT_QUERIES", value_name = "N")]
+    pub max_concurrent_queries: Option<usize>,
+    /// Queries (and writes) that may wait for a slot when all are taken, each for at most its
+    /// time budget; more are answered 503 with Retry-After. With a queue, keep
+    /// --max-concurrent-queries near the number of cores [default: 0] [toml: query_queue]
+    #[arg(long, env = "LODESTONE_QUERY_QUEUE", value_name = "N")]
+    pub query_queue: Option<usize>,
+    /// Most rows (or triples) one query returns; longer results are cut and flagged with
+    /// X-Lodestone-Truncated [default: 1000000] [toml: result_row_cap]
+    #[arg(long, env = "LODESTONE_RESULT_ROW_CAP", value_name = "ROWS")]
+    pub result_row_cap: Option<u64>,
+    /// Without FROM, queries see only the store's default graph instead of the union of all
+    /// graphs [default: false] [toml: strict_default_graph]
+    #[arg(long, env = "LODESTONE_STRICT_DEFAULT_GRAPH", value_name = "BOOL", num_args = 0..=1,
+          require_equals = true, default_missing_value = "true",
+          value_parser = clap::builder::BoolishValueParser::new())]
+    pub strict_default_graph: Option<bool>,
+    /// Memory for the store's block cache, write buffers and decoded terms, in MB
+    /// [default: 512]
+    /// [toml: memory_budget]
+    #[arg(long, env = "LODESTONE_MEMORY_BUDGET", value_name = "MB")]
+    pub memory_budget: Option<u64>,
+    /// Wait for every commit to reach the disk (safe against power loss, slower writes)
+    /// [default: false] [toml: sync]
+    #[arg(long, env = "LODESTONE_SYNC", value_name = "BOOL", num_args = 0..=1,
+          require_equals = true, default_missing_value = "true",
+          value_parser = clap::builder::BoolishValueParser::new())]
+    pub sync: Option<bool>,
+    /// CPU nice value (0–19) of reads: query evaluation, entity pages, search, facets. Above
+    /// 0, small writes (which always run at normal priority) get the CPU first for their short
+    /// bursts [default: 10] [toml: read_nice]
+    #[arg(long, env = "LODESTONE_READ_NICE", value_name = "0-19")]
+    pub read_nice: Option<u8>,
+    /// CPU nice value (0–19) of large writes (a request body of 256 KiB or more: graph
+    /// uploads, big updates): raised, readers get the CPU first; smaller writes always run at
+    /// normal priority [default: 19] [toml: large_write_nice]
+    #[arg(long, env = "LODESTONE_LARGE_WRITE_NICE", value_name = "0-19")]
+    pub large_write_nice: Option<u8>,
+    /// CPU nice value (0–19) of background work nobody waits for: the text index's upkeep and,
+    /// whenever above 0, the store's flushes and compactions (at 19) [default: 19]
+    /// [toml: background_nice]
+    #[arg(long, env = "LODESTONE_BACKGROUND_NICE", value_name = "0-19")]
+    pub background_nice: Option<u8>,
+    /// Folder from which SPARQL `LOAD <file:///…>` may read files; LOAD is refused otherwise
+    /// [toml: allow_load_folder]
+    #[arg(long, env = "LODESTONE_ALLOW_LOAD_FOLDER", value_name = "DIR")]
+    pub allow_load_folder: Option<PathBuf>,
+    /// `/resource/{path}` answers with the representation itself (with Content-Location)
+    /// instead of a 303 redirect to /page/ or /data/ [default: false] [toml: resource_in_place]
+    #[arg(long, env = "LODESTONE_RESOURCE_IN_PLACE", value_name = "BOOL", num_args = 0..=1,
+          require_equals = true, default_missing_value = "true",
+          value_parser = clap::builder::BoolishValueParser::new())]
+    pub resource_in_place: Option<bool>,
+    /// Language of labels when a request names none (?lang=, Accept-Language) [default: en]
+    /// [toml: default_language]
+    #[arg(long, env = "LODESTONE_DEFAULT_LANGUAGE", value_name = "TAG")]
+    pub default_language: Option<String>,
+    /// Label properties of entity pages, comma-separated IRIs, most preferred first
+    /// [default: skos:prefLabel, rdfs:label, foaf:name, schema:name, dcterms:title, dc:title,
+    /// skos:altLabel] [toml: label_properties]
+    #[arg(
+        long,
+        env = "LODESTONE_LABEL_PROPERTIES",
+        value_name = "IRIS",
+        value_delimiter = ','
+    )]
+    pub label_properties: Option<Vec<String>>,
+    /// Site name in the header of HTML pages [default: Lodestone] [toml: site_name]
+    #[arg(long, env = "LODESTONE_SITE_NAME", value_name = "NAME")]
+    pub site_name: Option<String>,
+    /// Memory one query may hold for sorting, joining, grouping and deduplicating, in MB
+    /// (past it the query is stopped: 503 too_large) [default: 128] [toml: query_memory]
+    #[arg(long, env = "LODESTONE_QUERY_MEMORY", value_name = "MB")]
+    pub query_memory: Option<u64>,
+    /// Host names the server is reached under, comma-separated (`data.example.org`); with
+    /// --open-updates a write must be addressed to one of them, to `localhost` or to an IP
+    /// address, so that a page on a hostile name resolving here cannot write (DNS rebinding)
+    /// [toml: public_hosts]
+    #[arg(
+        long,
+        env = "LODESTONE_PUBLIC_HOSTS",
+        value_name = "NAMES",
+        value_delimiter = ','
+    )]
+    pub public_hosts: Option<Vec<String>>,
+    /// Seconds a client has to send a request's headers, and then its whole body; slower
+    /// clients are disconnected (headers) or answered 408 (body) [default: 30]
+    /// [toml: read_timeout]
+    #[arg(long, env = "LODESTONE_READ_TIMEOUT", value_name = "SECS")]
+    pub read_timeout: Option<f64>,
+    /// Largest request head (request line and headers, at least 8KB); larger is answered 431
+    /// [default: 64KB] [toml: max_header_bytes]
+    #[arg(long, env = "LODESTONE_MAX_HEADER_BYTES", value_name = "SIZE")]
+    pub max_header_bytes: Option<ByteSize>,
+    /// What the dataset is, in a sentence or two, shown on the home page
+    /// [toml: site_description]
+    #[arg(long, env = "LODESTONE_SITE_DESCRIPTION", value_name = "TEXT")]
+    pub site_description: Option<String>,
 }

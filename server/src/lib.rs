@@ -1,24 +1,26 @@
 //! Lodestone's server crate: the command line, configuration and the HTTP application.
 //!
-//! [`app`] builds the router over an [`AppState`] (a store and [`config::ServerSettings`]);
-//! [`serve_listener`] runs it on a bound socket; `lodestone serve` ([`config::serve`]) does both
-//! after reading the configuration.
+//! One direction, top to bottom: [`commands`] (what the binary runs) calls [`config`] (flags,
+//! environment and file resolved into values, with the clap types in [`cli`]), then
+//! [`listener`] serves [`app`], the router of [`routes`], over an [`AppState`] (the store and
+//! the [`settings`]); routes use [`extract`] and [`respond`]; [`settings`] is the leaf every
+//! layer reads. `docs/architecture.md` traces a request through them.
 #![deny(missing_docs)]
 
 pub mod allocator;
 pub mod cli;
-mod commands;
+pub mod commands;
 pub mod config;
 pub mod connections;
 pub mod error;
 pub mod extract;
 pub mod federation;
+pub mod listener;
 pub mod priority;
 pub mod respond;
-mod restore;
 pub mod routes;
 mod sample;
-mod serve;
+pub mod settings;
 pub mod slots;
 pub mod state;
 pub mod telemetry;
@@ -27,6 +29,6 @@ pub mod text_index;
 pub mod text_match;
 
 pub use crate::error::ApiError;
+pub use crate::listener::serve_listener;
 pub use crate::routes::app;
-pub use crate::serve::serve_listener;
 pub use crate::state::AppState;

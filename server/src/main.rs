@@ -1,7 +1,8 @@
 //! The `lodestone` binary: parses the command line and runs one command.
 
 use clap::Parser;
-use lodestone_server::cli::{run, Cli};
+use lodestone_server::cli::Cli;
+use lodestone_server::commands::run;
 
 // The loader and the query engine allocate many small strings across threads; mimalloc does
 // that markedly faster than glibc's allocator.

@@ -3,10 +3,10 @@
 //! Cheap to clone (one `Arc`). The store is behind its own `Arc` so that blocking engine work
 //! can hold it for as long as a streamed response lasts, independently of the request.
 
-use crate::config::ServerSettings;
 use crate::error::ApiError;
 use crate::extract::body::BodyBudget;
 use crate::priority::WriteLanes;
+use crate::settings::ServerSettings;
 use crate::slots::{Slots, Taken};
 use lodestone_facets::FacetEngine;
 use lodestone_indexer::TextIndex;

@@ -9,7 +9,7 @@
 mod common;
 
 use common::{client, error_code, serial, TestServer, EX};
-use lodestone_server::config::ServerSettings;
+use lodestone_server::settings::ServerSettings;
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::time::{Duration, Instant};

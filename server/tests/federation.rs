@@ -8,8 +8,8 @@
 mod common;
 
 use common::{bindings, client, error_code, numbered_triples, TestServer, EX};
-use lodestone_server::config::ServerSettings;
-use lodestone_server::federation::ServicePolicy;
+use lodestone_server::settings::ServerSettings;
+use lodestone_server::settings::ServicePolicy;
 use oxrdf::NamedNode;
 use std::net::TcpListener;
 use std::time::{Duration, Instant};

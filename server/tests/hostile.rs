@@ -7,9 +7,9 @@
 mod common;
 
 use common::{client, error_code, serial, TestServer, EX};
-use lodestone_server::config::ServerSettings;
 use lodestone_server::extract::nesting::MAX_OPERATORS;
 use lodestone_server::extract::tree_depth::MAX_TREE_DEPTH;
+use lodestone_server::settings::ServerSettings;
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
@@ -194,8 +194,14 @@ fn parser_backtracking_is_linear() {
         ("regex", select(nest("REGEX(", "?x", ", \"a\")"))),
         ("group_concat", select(nest("GROUP_CONCAT(", "?x", ")"))),
         // Invalid: the innermost argument never ends, so every level fails.
-        ("failing calls", select(nest(&format!("<{EX}f>("), "1 +", ")"))),
-        ("failing counts", select(nest("COUNT(DISTINCT ", "1 +", ")"))),
+        (
+            "failing calls",
+            select(nest(&format!("<{EX}f>("), "1 +", ")")),
+        ),
+        (
+            "failing counts",
+            select(nest("COUNT(DISTINCT ", "1 +", ")")),
+        ),
     ];
     for (what, query) in shapes {
         let start = Instant::now();
@@ -594,7 +600,11 @@ fn updates_and_pages_past_their_memory_are_stopped() {
         .send()
         .expect("page");
     assert_eq!(page.status(), 503);
-    assert!(start.elapsed() < Duration::from_secs(5), "{:?}", start.elapsed());
+    assert!(
+        start.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        start.elapsed()
+    );
     assert!(page.text().unwrap_or_default().contains("--query-memory"));
     assert_healthy(&server, "memory-hungry update and page");
 }

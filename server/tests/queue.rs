@@ -7,7 +7,7 @@
 mod common;
 
 use common::{client, error_code, numbered_triples, TestServer};
-use lodestone_server::config::ServerSettings;
+use lodestone_server::settings::ServerSettings;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 

@@ -9,7 +9,7 @@ mod common;
 mod indexed;
 
 use indexed::IndexedServer;
-use lodestone_server::config::ServerSettings;
+use lodestone_server::settings::ServerSettings;
 use lodestone_store::load::{BulkLoader, Input, ParseOptions};
 use reqwest::blocking::{Client, Response};
 use serde_json::Value;

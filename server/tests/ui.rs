@@ -14,8 +14,8 @@ mod common;
 mod indexed;
 
 use indexed::IndexedServer;
-use lodestone_server::config::ServerSettings;
-use lodestone_server::routes::ui::UiSettings;
+use lodestone_server::settings::ServerSettings;
+use lodestone_server::settings::UiSettings;
 use lodestone_store::load::{BulkLoader, Input, ParseOptions};
 use std::path::{Path, PathBuf};
 use std::process::Command;

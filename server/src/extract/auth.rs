@@ -9,8 +9,8 @@
 //! Without a token (`--open-updates`), a write must also be addressed to one of the server's
 //! own names ([`ServerSettings::public_hosts`]), which stops DNS rebinding.
 
-use crate::config::{ServerSettings, UpdatePolicy};
 use crate::error::ApiError;
+use crate::settings::{ServerSettings, UpdatePolicy};
 use axum::http::{header, HeaderMap};
 
 /// Checks that the request may change data.

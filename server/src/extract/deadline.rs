@@ -1,16 +1,12 @@
 //! How long a client may take to send its request body, and how large its head may be.
 //!
-//! Headers are bounded in time by the connection's header read timeout (see `serve`); the body
-//! is bounded here. [`mark`] stamps every request with the instant its body must have arrived by,
-//! and [`ReadDeadline::bound`] applies it where a handler reads the body — so a client that
-//! trickles a body byte by byte is answered 408 instead of holding a connection and its memory
-//! for as long as it likes.
+//! Headers are bounded in time by the connection's header read timeout (see `listener`); the
+//! body is bounded here. The router's `request_limits` middleware stamps every request with the
+//! instant its body must have arrived by, and [`ReadDeadline::bound`] applies it where a handler
+//! reads the body — so a client that trickles a body byte by byte is answered 408 instead of
+//! holding a connection and its memory for as long as it likes.
 
 use crate::error::ApiError;
-use crate::state::AppState;
-use axum::extract::{Request, State};
-use axum::middleware::Next;
-use axum::response::{IntoResponse, Response};
 use std::future::Future;
 use std::time::Duration;
 use tokio::time::Instant;
@@ -20,6 +16,16 @@ use tokio::time::Instant;
 pub struct ReadDeadline {
     at: Instant,
     timeout: Duration,
+}
+
+impl ReadDeadline {
+    /// The deadline `timeout` from now.
+    pub fn after(timeout: Duration) -> Self {
+        Self {
+            at: Instant::now() + timeout,
+            timeout,
+        }
+    }
 }
 
 impl ReadDeadline {
@@ -35,29 +41,4 @@ impl ReadDeadline {
                 .map_err(|_| ApiError::RequestTimeout(deadline.timeout))?,
         }
     }
-}
-
-/// Middleware: answers 431 to a request whose head (request line and headers) is over
-/// `max_header_bytes` — hyper's read buffer stops a slowly sent oversized head, but one that
-/// arrives in a single read gets through it — and stamps the others with their body's
-/// deadline (the configured read timeout).
-pub async fn mark(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
-    let limit = state.settings().max_header_bytes;
-    if head_size(&request) > limit {
-        return ApiError::HeaderTooLarge { limit }.into_response();
-    }
-    let timeout = state.settings().read_timeout;
-    request.extensions_mut().insert(ReadDeadline {
-        at: Instant::now() + timeout,
-        timeout,
-    });
-    next.run(request).await
-}
-
-/// The size of the request line and headers as sent (give or take whitespace).
-fn head_size(request: &Request) -> usize {
-    let line = request.method().as_str().len() + request.uri().to_string().len() + 12;
-    request.headers().iter().fold(line, |size, (name, value)| {
-        size + name.as_str().len() + value.len() + 4
-    })
 }

@@ -1,6 +1,7 @@
 //! The HTTP client of `SERVICE` calls: one bounded SPARQL protocol request per call.
 
-use super::{address, ServicePolicy};
+use super::address;
+use crate::settings::ServicePolicy;
 use lodestone_store::sparql::{Query, QuerySolutionIter, RemoteEndpoint};
 use lodestone_store::StoreError;
 use oxrdf::NamedNode;

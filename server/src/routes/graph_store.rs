@@ -14,7 +14,6 @@ use crate::extract::rdfxml::check_entities;
 use crate::extract::sparql::{accept_header, parse_pairs};
 use crate::respond::rdf;
 use crate::respond::stream::{run_blocking, run_write, stream_blocking};
-use crate::routes::sparql::budget;
 use crate::slots::Taken;
 use crate::state::AppState;
 use axum::extract::{Request, State};
@@ -135,7 +134,7 @@ async fn read_graph(
 ) -> Result<Response, ApiError> {
     let target = target(&uri, &Method::GET)?;
     let format = rdf::choose(&accept_header(&headers), format_param(&uri).as_deref())?;
-    let Taken { permit, budget } = state.query_slot(budget(&state, None)).await?;
+    let Taken { permit, budget } = state.query_slot(state.settings().budget(None)).await?;
     state.metrics().queries.fetch_add(1, Ordering::Relaxed);
     let store = state.store().clone();
     stream_blocking(
@@ -168,7 +167,7 @@ async fn head_graph(
 ) -> Result<Response, ApiError> {
     let target = target(&uri, &Method::HEAD)?;
     let format = rdf::choose(&accept_header(&headers), format_param(&uri).as_deref())?;
-    let Taken { permit, budget } = state.query_slot(budget(&state, None)).await?;
+    let Taken { permit, budget } = state.query_slot(state.settings().budget(None)).await?;
     let store = state.store().clone();
     run_blocking(&state, permit, budget, move |_| {
         existing_graph(&store.reader(), &target).map(|_| ())
@@ -212,7 +211,7 @@ async fn write(state: AppState, request: Request, replace: bool) -> Result<Respo
         RdfFormat::JsonLd { .. } => check_json_depth(&body)?,
         _ => {}
     }
-    let Taken { permit, budget } = state.write_slot(budget(&state, None)).await?;
+    let Taken { permit, budget } = state.write_slot(state.settings().budget(None)).await?;
     state.metrics().updates.fetch_add(1, Ordering::Relaxed);
     let store = state.store().clone();
     let request_bytes = body.len();
@@ -300,7 +299,7 @@ async fn delete_graph(
 ) -> Result<Response, ApiError> {
     authorize_write(state.settings(), &headers)?;
     let target = target(&uri, &Method::DELETE)?;
-    let Taken { permit, budget } = state.write_slot(budget(&state, None)).await?;
+    let Taken { permit, budget } = state.write_slot(state.settings().budget(None)).await?;
     state.metrics().updates.fetch_add(1, Ordering::Relaxed);
     let store = state.store().clone();
     run_write(&state, permit, budget, 0, move |_| {

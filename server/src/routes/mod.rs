@@ -6,12 +6,12 @@ pub mod graph_store;
 pub mod health;
 pub mod openapi;
 pub mod pages;
+mod request_limits;
 pub mod search;
 pub mod security_headers;
 pub mod sparql;
 pub mod ui;
 
-use crate::extract::deadline;
 use crate::state::AppState;
 use axum::extract::{MatchedPath, Request, State};
 use axum::http::{header, HeaderValue};
@@ -34,7 +34,7 @@ pub fn app(state: AppState) -> Router {
         .layer(middleware::from_fn_with_state(state.clone(), track))
         .layer(middleware::from_fn_with_state(
             state.clone(),
-            deadline::mark,
+            request_limits::mark,
         ))
         .layer(middleware::map_response(security_headers::set))
         .with_state(state)

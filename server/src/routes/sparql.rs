@@ -87,7 +87,9 @@ async fn query(state: AppState, request: SparqlRequest, text: &str) -> Result<Re
             AnswerFormat::Rdf(negotiate(&request, rdf::choose)?)
         }
     };
-    let Taken { permit, budget } = state.query_slot(budget(&state, request.timeout)).await?;
+    let Taken { permit, budget } = state
+        .query_slot(state.settings().budget(request.timeout))
+        .await?;
     state.metrics().queries.fetch_add(1, Ordering::Relaxed);
     let dataset = DatasetOverride {
         default_graphs: request.default_graphs,
@@ -159,12 +161,6 @@ fn negotiate<T>(
     }
 }
 
-/// The request's budget: the server's, lowered by `timeout=`.
-pub fn budget(state: &AppState, requested: Option<Duration>) -> Duration {
-    let limit = state.settings().query_timeout;
-    requested.map_or(limit, |r| r.min(limit))
-}
-
 async fn update(state: AppState, request: SparqlRequest, text: &str) -> Result<Response, ApiError> {
     authorize_write(state.settings(), &request.headers)?;
     let parse::Parsed {
@@ -176,7 +172,9 @@ async fn update(state: AppState, request: SparqlRequest, text: &str) -> Result<R
         &request.using_graphs,
         &request.using_named_graphs,
     )?;
-    let Taken { permit, budget } = state.write_slot(budget(&state, request.timeout)).await?;
+    let Taken { permit, budget } = state
+        .write_slot(state.settings().budget(request.timeout))
+        .await?;
     state.metrics().updates.fetch_add(1, Ordering::Relaxed);
     let store = state.store().clone();
     let settings = state.settings().clone();
@@ -248,7 +246,7 @@ fn service_description(state: &AppState, request: &SparqlRequest) -> Result<Resp
         triples.push(Triple::new(service.clone(), sd("endpoint")?, endpoint));
     }
     let mut languages = vec![sd("SPARQL11Query")?];
-    if state.settings().updates != crate::config::UpdatePolicy::Disabled {
+    if state.settings().updates != crate::settings::UpdatePolicy::Disabled {
         languages.push(sd("SPARQL11Update")?);
     }
     for language in languages {

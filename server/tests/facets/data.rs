@@ -1,7 +1,7 @@
 //! The shared server over a BSBM subset, and values drawn from it for random queries.
 
 use crate::common::{client, TestServer};
-use lodestone_server::config::ServerSettings;
+use lodestone_server::settings::ServerSettings;
 use std::io::{BufRead, BufReader};
 use std::sync::OnceLock;
 

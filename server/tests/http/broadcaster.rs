@@ -5,7 +5,7 @@
 //! mix of two versions.
 
 use crate::common::{bindings, client, TestServer};
-use lodestone_server::config::ServerSettings;
+use lodestone_server::settings::ServerSettings;
 use lodestone_server::testdata::{
     broadcaster, expected_rows, BroadcasterShape, CONTRIBUTORS, EBUCCDM, MUSIC_IN_JANUARY,
 };

@@ -4,7 +4,7 @@
 //! that instruction, unless `LODESTONE_SKIP_PY` is set outside CI.
 
 use crate::common::{TestServer, EX};
-use lodestone_server::config::ServerSettings;
+use lodestone_server::settings::ServerSettings;
 use std::process::Command;
 
 const SCRIPT: &str = r#"

@@ -1,6 +1,6 @@
 //! A server on 127.0.0.1:0 over a temporary store, and small helpers for requests.
 
-use lodestone_server::config::ServerSettings;
+use lodestone_server::settings::ServerSettings;
 use lodestone_server::{serve_listener, AppState};
 use lodestone_store::load::{parse_into, ParseOptions, RdfFormat};
 use lodestone_store::{Store, StoreOptions};

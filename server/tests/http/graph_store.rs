@@ -1,7 +1,7 @@
 //! `/store`: the Graph Store HTTP Protocol — status codes, syntaxes, atomic replacement.
 
 use crate::common::{client, content_type, error_code, header, parse_rdf, TestServer, EX};
-use lodestone_server::config::ServerSettings;
+use lodestone_server::settings::ServerSettings;
 use lodestone_store::load::RdfFormat;
 use reqwest::blocking::Response;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};

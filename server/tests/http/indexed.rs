@@ -3,7 +3,7 @@
 
 use crate::common::Running;
 use lodestone_indexer::{Follower, IndexSettings};
-use lodestone_server::config::ServerSettings;
+use lodestone_server::settings::ServerSettings;
 use lodestone_server::AppState;
 use lodestone_store::{Store, StoreOptions};
 use std::sync::Arc;

@@ -4,7 +4,7 @@
 use crate::common::{
     client, content_type, error_code, header, numbered_triples, serial, TestServer, EX,
 };
-use lodestone_server::config::ServerSettings;
+use lodestone_server::settings::ServerSettings;
 use std::io::{Read, Write};
 use std::time::{Duration, Instant};
 

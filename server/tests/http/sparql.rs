@@ -4,7 +4,7 @@
 use crate::common::{
     bindings, client, content_type, error_code, header, parse_rdf, TestServer, EX,
 };
-use lodestone_server::config::ServerSettings;
+use lodestone_server::settings::ServerSettings;
 use lodestone_store::load::RdfFormat;
 
 const DATA: &str = r#"

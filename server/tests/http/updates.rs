@@ -1,7 +1,7 @@
 //! `/sparql` updates: the token, the update policy, the same-site rule, USING parameters, LOAD.
 
 use crate::common::{client, error_code, header, TestServer, EX};
-use lodestone_server::config::ServerSettings;
+use lodestone_server::settings::ServerSettings;
 use reqwest::blocking::Response;
 
 const TOKEN: &str = "s3cret-token";

@@ -141,8 +141,8 @@ fn negotiated_urls_name_the_representation_they_served() {
 
 #[test]
 fn in_place_resources_answer_with_content_location() {
-    use lodestone_server::config::ServerSettings;
-    use lodestone_server::routes::pages::settings::PageSettings;
+    use lodestone_server::settings::PageSettings;
+    use lodestone_server::settings::ServerSettings;
     let settings = ServerSettings::default()
         .with_base_iri(crate::support::BASE)
         .with_pages(PageSettings::default().with_resource_in_place(true));
@@ -179,7 +179,7 @@ fn unknown_entities_are_404_and_bad_parameters_400() {
 
 #[test]
 fn the_default_base_is_the_servers_own_resource_path() {
-    use lodestone_server::config::ServerSettings;
+    use lodestone_server::settings::ServerSettings;
     let server = crate::common::TestServer::start(ServerSettings::default().with_open_updates());
     let iri = server.url("/resource/thing");
     let response = crate::support::client()

@@ -3,7 +3,7 @@
 
 use crate::common::{header, parse_rdf, TestServer};
 use crate::support::{client, get, server, ALICE_STATEMENTS, BASE};
-use lodestone_server::config::ServerSettings;
+use lodestone_server::settings::ServerSettings;
 use lodestone_store::load::RdfFormat;
 use oxrdfio::JsonLdProfileSet;
 

@@ -2,7 +2,7 @@
 
 use crate::common::{header, parse_rdf, TestServer};
 use crate::support::{get, BASE};
-use lodestone_server::config::ServerSettings;
+use lodestone_server::settings::ServerSettings;
 use lodestone_store::load::RdfFormat;
 
 const DATA: &str = r#"

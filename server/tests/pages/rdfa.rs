@@ -3,7 +3,7 @@
 
 use crate::common::TestServer;
 use crate::support::get;
-use lodestone_server::config::ServerSettings;
+use lodestone_server::settings::ServerSettings;
 use lodestone_store::load::{BulkLoader, Input, ParseOptions};
 use std::path::Path;
 use std::process::Command;

@@ -1,7 +1,7 @@
 //! The data and the HTTP client of the page tests.
 
 use crate::common::TestServer;
-use lodestone_server::config::ServerSettings;
+use lodestone_server::settings::ServerSettings;
 use reqwest::blocking::{Client, Response};
 use std::time::Duration;
 

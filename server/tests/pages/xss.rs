@@ -8,7 +8,7 @@
 use crate::common::{client, header, load};
 use crate::indexed::IndexedServer;
 use crate::support::BASE;
-use lodestone_server::config::ServerSettings;
+use lodestone_server::settings::ServerSettings;
 use reqwest::blocking::Response;
 use std::time::Duration;
 

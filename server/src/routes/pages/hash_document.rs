@@ -12,7 +12,7 @@
 use super::describe::{
     describe, label_property_ids, labels_of, store_error, Deadline, DescribedPage,
 };
-use super::respond::{headers_for, serialize, Answer, Context, DocumentRequest, Headers};
+use super::document::{headers_for, serialize, Answer, Context, DocumentRequest, Headers};
 use crate::error::ApiError;
 use crate::extract::representation::Representation;
 use lodestone_store::{Reader, TermId};

@@ -19,9 +19,9 @@
 
 pub mod cache;
 mod describe;
+mod document;
 mod hash_document;
 mod respond;
-pub mod settings;
 
 use crate::error::ApiError;
 use crate::extract::negotiate::AcceptHeader;
@@ -33,10 +33,10 @@ use axum::http::{header, HeaderMap, HeaderValue, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
+use document::DocumentRequest;
 use lodestone_web::assets::{STYLESHEET, STYLESHEET_PATH};
 use lodestone_web::{LanguageChain, Linker};
 use percent_encoding::percent_decode_str;
-use respond::DocumentRequest;
 
 /// The entity routes and the stylesheet.
 pub fn router() -> Router<AppState> {

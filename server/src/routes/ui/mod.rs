@@ -33,13 +33,6 @@ pub fn router() -> Router<AppState> {
         .route("/favicon.ico", get(favicon))
 }
 
-/// Settings of the browsing pages.
-#[derive(Debug, Clone, Default)]
-pub struct UiSettings {
-    /// What the dataset is, shown on the home page.
-    pub description: Option<String>,
-}
-
 /// The layout of a page with this title (the site name is the entity pages' setting).
 pub fn layout(state: &AppState, title: impl Into<String>) -> Layout {
     Layout::new(state.settings().pages.site_name.clone(), "en", title)

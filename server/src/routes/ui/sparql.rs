@@ -12,7 +12,6 @@ use crate::extract::sparql::{Operation, SparqlRequest};
 use crate::respond::rdf::RDF_OFFERS;
 use crate::respond::results::RESULT_OFFERS;
 use crate::respond::stream::{run_blocking, run_page};
-use crate::routes::sparql::budget;
 use crate::state::AppState;
 use axum::http::{Method, StatusCode};
 use axum::response::Response;
@@ -110,7 +109,7 @@ async fn run(
         Query::Select { .. } | Query::Ask { .. } => Form::Results,
         Query::Construct { .. } | Query::Describe { .. } => Form::Graph,
     };
-    let budget = budget(state, request.timeout);
+    let budget = state.settings().budget(request.timeout);
     let permit = state.try_permit()?;
     state.metrics().queries.fetch_add(1, Ordering::Relaxed);
     let dataset = DatasetOverride {

@@ -1,42 +1,14 @@
-//! The offline commands: load, stats, dump, backup.
+//! `lodestone load`: bulk-load RDF files into the store, all or nothing.
 
-use crate::cli::{BackupArgs, DataArgs, DumpArgs, LoadArgs};
+use super::{open_store, parse_format};
+use crate::cli::LoadArgs;
 use anyhow::{bail, Context};
 use indicatif::{HumanBytes, ProgressBar, ProgressDrawTarget, ProgressStyle};
-use lodestone_store::load::{BulkLoader, Input, LoadProgress, ParseOptions, RdfFormat};
+use lodestone_store::load::{BulkLoader, Input, LoadProgress, ParseOptions};
 use lodestone_store::model::{GraphName, NamedNode};
-use lodestone_store::{Store, StoreOptions, TermId};
-use oxrdfio::RdfSerializer;
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
-
-/// Parses a `--format` value: a short name, a file extension or a media type.
-pub fn parse_format(name: &str) -> anyhow::Result<RdfFormat> {
-    let lower = name.to_ascii_lowercase();
-    let format = match lower.as_str() {
-        "ntriples" | "n-triples" => Some(RdfFormat::NTriples),
-        "nquads" | "n-quads" => Some(RdfFormat::NQuads),
-        "turtle" => Some(RdfFormat::Turtle),
-        "trig" => Some(RdfFormat::TriG),
-        "rdfxml" | "rdf/xml" | "xml" => Some(RdfFormat::RdfXml),
-        "n3" => Some(RdfFormat::N3),
-        "jsonld" | "json-ld" => Some(RdfFormat::JsonLd {
-            profile: oxrdfio::JsonLdProfileSet::empty(),
-        }),
-        other => RdfFormat::from_extension(other).or_else(|| RdfFormat::from_media_type(other)),
-    };
-    format.with_context(|| format!("unknown RDF format {name:?}"))
-}
-
-fn open_store(data: &DataArgs, create: bool) -> anyhow::Result<Store> {
-    let options = StoreOptions {
-        create_if_missing: create,
-        ..StoreOptions::default()
-    };
-    Store::open(&data.data, options)
-        .with_context(|| format!("cannot open the store at {}", data.data.display()))
-}
 
 /// `lodestone load`.
 pub fn load(args: LoadArgs) -> anyhow::Result<()> {
@@ -179,111 +151,4 @@ impl Reporter {
             }
         }
     }
-}
-
-/// `lodestone stats`.
-pub fn stats(args: &DataArgs) -> anyhow::Result<()> {
-    let store = open_store(args, false)?;
-    let reader = store.reader();
-    let counts = reader.counts()?;
-    // A closed pipe (`lodestone stats | head`) ends the output quietly: see `main`.
-    let mut out = std::io::stdout().lock();
-    writeln!(out, "store            {}", store.path().display())?;
-    writeln!(out, "quads            {}", counts.quads)?;
-    writeln!(out, "dictionary terms {}", counts.dictionary_terms)?;
-    writeln!(out, "subjects         {}", counts.subjects)?;
-    writeln!(out, "predicates       {}", counts.predicates)?;
-    writeln!(out, "classes          {}", counts.classes)?;
-    writeln!(out, "named graphs     {}", counts.named_graphs)?;
-    writeln!(out, "last commit      {}", counts.sequence)?;
-    writeln!(out)?;
-    writeln!(
-        out,
-        "{:<12} {:>14} {:>14} {:>12}",
-        "index", "keys (est.)", "disk", "memtable"
-    )?;
-    let mut total = 0;
-    for usage in store.index_usage()? {
-        total += usage.sst_bytes + usage.memtable_bytes;
-        writeln!(
-            out,
-            "{:<12} {:>14} {:>14} {:>12}",
-            usage.name,
-            usage.estimated_keys,
-            HumanBytes(usage.sst_bytes).to_string(),
-            HumanBytes(usage.memtable_bytes).to_string()
-        )?;
-    }
-    writeln!(
-        out,
-        "{:<12} {:>14} {:>14}",
-        "total",
-        "",
-        HumanBytes(total).to_string()
-    )?;
-    if counts.quads > 0 {
-        writeln!(
-            out,
-            "bytes per quad   {:.1}",
-            total as f64 / counts.quads as f64
-        )?;
-    }
-    Ok(())
-}
-
-/// `lodestone dump`.
-pub fn dump(args: DumpArgs) -> anyhow::Result<()> {
-    let store = open_store(&args.data, false)?;
-    let format = match args.format.as_deref() {
-        Some(f) => parse_format(f)?,
-        None => RdfFormat::NQuads,
-    };
-    let out: Box<dyn Write> = match &args.output {
-        Some(path) => Box::new(
-            std::fs::File::create(path)
-                .with_context(|| format!("cannot create {}", path.display()))?,
-        ),
-        None => Box::new(std::io::stdout().lock()),
-    };
-    let reader = store.reader();
-    let graph = match args.graph.as_deref() {
-        None => None,
-        Some("default") => Some(TermId::DEFAULT_GRAPH),
-        Some(iri) => {
-            let node = NamedNode::new(iri).context("--graph is not a valid IRI")?;
-            Some(
-                reader
-                    .term_id(node.as_ref().into())?
-                    .with_context(|| format!("no graph {node} in the store"))?,
-            )
-        }
-    };
-    if !format.supports_datasets() && graph.is_none() {
-        bail!(
-            "{} holds one graph only: pass --graph, or use nquads or trig",
-            format.name()
-        );
-    }
-    let mut serializer =
-        RdfSerializer::from_format(format).for_writer(std::io::BufWriter::new(out));
-    for quad in reader.quads_for_pattern(None, None, None, graph) {
-        let mut quad = reader.decode_quad(&quad?)?;
-        if !format.supports_datasets() {
-            quad.graph_name = GraphName::DefaultGraph;
-        }
-        serializer.serialize_quad(&quad)?;
-    }
-    serializer.finish()?.flush()?;
-    Ok(())
-}
-
-/// `lodestone backup`.
-pub fn backup(args: &BackupArgs) -> anyhow::Result<()> {
-    if args.target.exists() {
-        bail!("{} already exists", args.target.display());
-    }
-    let store = open_store(&args.data, false)?;
-    store.backup(&args.target)?;
-    println!("backup written to {}", args.target.display());
-    Ok(())
 }

@@ -1,30 +1,38 @@
 //! `lodestone serve`: open the store, load the sample into a new one, listen, stop cleanly.
 //!
-//! The tokio runtime lives here and nowhere else in the crate's command paths. Accepted sockets
-//! get `TCP_NODELAY` (small responses must not wait for Nagle's algorithm). Ctrl-C or SIGTERM
-//! stops accepting, lets running requests finish — each is bounded by its time budget — and
-//! flushes the store before the process exits.
+//! The tokio runtime lives here and nowhere else in the crate's command paths; the connections
+//! are served by [`crate::listener`]. Ctrl-C or SIGTERM stops accepting, lets running requests
+//! finish — each is bounded by its time budget — and flushes the store before the process
+//! exits.
 
+use crate::cli::ServeArgs;
 use crate::config::Config;
-use crate::config::MIN_HEADER_BYTES;
-use crate::connections::{raise_descriptor_limit, ConnectionLimits, TimedWrites, REFUSAL};
-use crate::routes::app;
+use crate::connections::raise_descriptor_limit;
+use crate::listener::serve_listener;
 use crate::sample::load_sample as load_sample_into;
 use crate::state::AppState;
 use anyhow::Context;
-use hyper::server::conn::http1;
-use hyper_util::rt::{TokioIo, TokioTimer};
-use hyper_util::server::graceful::GracefulShutdown;
-use hyper_util::service::TowerToHyperService;
 use lodestone_store::{Store, StoreOptions};
-use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::TcpListener;
 
-/// How long a stopping server waits for open requests before it drops them.
-pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
+/// `lodestone serve`: resolves the configuration, tunes the allocator, and runs the server
+/// until it is stopped (ctrl-c or SIGTERM).
+pub fn serve(args: ServeArgs) -> anyhow::Result<()> {
+    let config = Config::resolve(&args)?;
+    let mut settings = crate::allocator::SERVER.to_vec();
+    if config.store.block_cache_bytes < SMALL_FOOTPRINT_CACHE_BYTES {
+        settings.extend(crate::allocator::SMALL_FOOTPRINT);
+    }
+    crate::allocator::restart_with(&settings)?;
+    run(config)
+}
+
+/// Below this block cache (a memory budget under 256 MB) the process returns freed memory to
+/// the system at once.
+const SMALL_FOOTPRINT_CACHE_BYTES: usize = 128 << 20;
 
 /// Runs the server described by `config` until ctrl-c or SIGTERM.
 pub fn run(config: Config) -> anyhow::Result<()> {
@@ -75,75 +83,6 @@ pub fn run(config: Config) -> anyhow::Result<()> {
     store.flush().context("flushing the store failed")?;
     tracing::info!("stopped");
     result
-}
-
-/// Serves the application on a bound listener until `shutdown` completes, then waits for the
-/// open requests to finish. Tests use it with a listener on port 0.
-///
-/// Each connection is HTTP/1.1 with the settings' limits: a request head larger than
-/// `max_header_bytes` is answered 431; a client that takes longer than `read_timeout` to send
-/// its headers, or to send its next request on a kept-alive connection, is disconnected, as is
-/// one that reads nothing of a response for `write_timeout`; connections past the caps
-/// ([`ConnectionLimits`]) get a short 503 and are closed. At shutdown, idle connections are
-/// closed at once and busy ones after their current response, for at most [`SHUTDOWN_GRACE`].
-pub async fn serve_listener(
-    listener: TcpListener,
-    state: AppState,
-    shutdown: impl Future<Output = ()> + Send + 'static,
-) -> std::io::Result<()> {
-    let settings = state.settings().clone();
-    let mut http = http1::Builder::new();
-    http.timer(TokioTimer::new())
-        .header_read_timeout(settings.read_timeout)
-        .max_buf_size(settings.max_header_bytes.max(MIN_HEADER_BYTES));
-    let write_timeout = settings.write_timeout;
-    let limits = ConnectionLimits::new(settings.max_connections, settings.max_connections_per_peer);
-    let service = TowerToHyperService::new(app(state));
-    let connections = GracefulShutdown::new();
-    tokio::pin!(shutdown);
-    loop {
-        let (socket, peer) = tokio::select! {
-            accepted = listener.accept() => match accepted {
-                Ok(accepted) => accepted,
-                Err(error) => {
-                    // Out of file descriptors, or a connection reset before it was accepted:
-                    // wait a moment instead of spinning.
-                    tracing::warn!(%error, "cannot accept a connection");
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                    continue;
-                }
-            },
-            () = &mut shutdown => break,
-        };
-        let Some(admission) = limits.admit(peer.ip()) else {
-            // Told why, without waiting for the client, then closed.
-            let _ = socket.try_write(REFUSAL);
-            tracing::debug!(%peer, "connection refused: at the connection cap");
-            continue;
-        };
-        if let Err(error) = socket.set_nodelay(true) {
-            tracing::debug!(%error, "cannot set TCP_NODELAY");
-        }
-        let io = TokioIo::new(TimedWrites::new(socket, write_timeout));
-        let connection = connections.watch(http.serve_connection(io, service.clone()));
-        tokio::spawn(async move {
-            if let Err(error) = connection.await {
-                tracing::debug!(%error, "connection ended with an error");
-            }
-            drop(admission);
-        });
-    }
-    drop(listener);
-    if tokio::time::timeout(SHUTDOWN_GRACE, connections.shutdown())
-        .await
-        .is_err()
-    {
-        tracing::warn!(
-            "stopping with requests still open after {} s",
-            SHUTDOWN_GRACE.as_secs()
-        );
-    }
-    Ok(())
 }
 
 /// Creates a new store at `data` whole or not at all: it is made, and given the sample, in a
