@@ -168,7 +168,7 @@ fn parameters(
 }
 
 /// Writes `mixes` query mixes to `out`.
-pub fn write_queries(
+pub(crate) fn write_queries(
     data: &Path,
     templates: &Path,
     mixes: usize,
@@ -207,7 +207,7 @@ pub fn write_queries(
 }
 
 /// Reads a query file: (template number, query text) pairs.
-pub fn read_queries(path: &Path) -> anyhow::Result<Vec<(usize, String)>> {
+pub(crate) fn read_queries(path: &Path) -> anyhow::Result<Vec<(usize, String)>> {
     let text = std::fs::read_to_string(path)?;
     let mut out = Vec::new();
     for block in text.split("#### ").filter(|b| !b.trim().is_empty()) {
@@ -218,7 +218,7 @@ pub fn read_queries(path: &Path) -> anyhow::Result<Vec<(usize, String)>> {
 }
 
 /// Runs every query, consuming all results, and prints per-template means and mixes per hour.
-pub fn run(data: &Path, queries: &Path, warmup: usize) -> anyhow::Result<()> {
+pub(crate) fn run(data: &Path, queries: &Path, warmup: usize) -> anyhow::Result<()> {
     let store = open(data)?;
     let queries = read_queries(queries)?;
     let mix_len = queries

@@ -31,7 +31,7 @@ const TEXT_CATCH_UP: Duration = Duration::from_secs(30);
 
 /// Options of `lodestone-bench crash`.
 #[derive(Debug, clap::Args)]
-pub struct CrashArgs {
+pub(crate) struct CrashArgs {
     /// Kill-restart-check cycles.
     #[arg(long, default_value_t = 200)]
     pub cycles: usize,
@@ -157,7 +157,7 @@ fn read_version(client: &Client, base: &str, graph: usize) -> anyhow::Result<Opt
 }
 
 /// Runs the benchmark and prints its figures; fails if any graph was ever wrong.
-pub fn run(args: &CrashArgs) -> anyhow::Result<()> {
+pub(crate) fn run(args: &CrashArgs) -> anyhow::Result<()> {
     let binary = lodestone_binary()?;
     let temp = tempfile::tempdir()?;
     let data = args
@@ -273,7 +273,7 @@ pub fn run(args: &CrashArgs) -> anyhow::Result<()> {
 }
 
 /// Prints the count and the first twenty violations; fails if there is any.
-pub fn print_violations(violations: &[String]) -> anyhow::Result<()> {
+pub(crate) fn print_violations(violations: &[String]) -> anyhow::Result<()> {
     println!("violations:               {}", violations.len());
     for violation in violations.iter().take(20) {
         println!("  {violation}");

@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 
 /// Options of `lodestone-bench crash-load`.
 #[derive(Debug, clap::Args)]
-pub struct CrashLoadArgs {
+pub(crate) struct CrashLoadArgs {
     /// Loads killed.
     #[arg(long, default_value_t = 50)]
     pub kills: usize,
@@ -123,7 +123,7 @@ fn write_base(dataset: &Path, lines: usize, path: &Path) -> anyhow::Result<()> {
 }
 
 /// Runs the benchmark and prints its figures; fails if any open showed part of a load.
-pub fn run(args: &CrashLoadArgs) -> anyhow::Result<()> {
+pub(crate) fn run(args: &CrashLoadArgs) -> anyhow::Result<()> {
     let binary = lodestone_binary()?;
     let temp = tempfile::tempdir()?;
     let work = args

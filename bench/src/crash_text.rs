@@ -15,7 +15,11 @@ use reqwest::blocking::Client;
 use std::time::{Duration, Instant};
 
 /// Waits until `/status` reports no commit left for the text index to apply.
-pub fn wait_for_catch_up(client: &Client, base: &str, within: Duration) -> anyhow::Result<()> {
+pub(crate) fn wait_for_catch_up(
+    client: &Client,
+    base: &str,
+    within: Duration,
+) -> anyhow::Result<()> {
     let start = Instant::now();
     loop {
         let status: serde_json::Value = client.get(format!("{base}/status")).send()?.json()?;
@@ -65,7 +69,7 @@ fn matches(
 /// versions that must have left the index (or never entered it). Graphs of blank nodes
 /// (`indexed` false) are never in the index, which keeps documents for IRIs only: their
 /// current version must match nothing either.
-pub fn check_graph(
+pub(crate) fn check_graph(
     client: &Client,
     base: &str,
     (graph, graph_iri, indexed): (usize, &str, bool),

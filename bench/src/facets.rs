@@ -43,7 +43,7 @@ struct Draw {
 }
 
 /// Runs the benchmark and prints one line per (start, depth, view).
-pub fn run(
+pub(crate) fn run(
     data: &Path,
     class_queries: usize,
     word_queries: usize,

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 /// Flags of `lodestone-bench hostile`.
 #[derive(Debug, clap::Args)]
-pub struct HostileArgs {
+pub(crate) struct HostileArgs {
     /// Memory-hungry queries sent at once.
     #[arg(long, default_value_t = 16)]
     queries: usize,
@@ -75,7 +75,7 @@ fn watch_rss(server_pid: u32, stop: Arc<AtomicBool>, peak: Arc<AtomicU64>) {
 }
 
 /// Runs both parts and prints their figures.
-pub fn run(args: &HostileArgs) -> anyhow::Result<()> {
+pub(crate) fn run(args: &HostileArgs) -> anyhow::Result<()> {
     let binary = lodestone_binary()?;
     let dir = tempfile::tempdir()?;
     let file = dir.path().join("dense.nt");

@@ -10,7 +10,7 @@ use std::process::Command;
 
 /// Options of `lodestone-bench load-http`.
 #[derive(Debug, clap::Args)]
-pub struct LoadHttpArgs {
+pub(crate) struct LoadHttpArgs {
     /// Seconds of load.
     #[arg(long, default_value_t = 60)]
     pub seconds: u64,
@@ -86,7 +86,7 @@ fn socket_errors(report: &str) -> u64 {
 }
 
 /// Runs the benchmark; fails if any request failed.
-pub fn run(args: &LoadHttpArgs) -> anyhow::Result<()> {
+pub(crate) fn run(args: &LoadHttpArgs) -> anyhow::Result<()> {
     let text = std::fs::read_to_string(&args.mix)
         .with_context(|| format!("cannot read {}", args.mix.display()))?;
     let paths: Vec<String> = text

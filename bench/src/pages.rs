@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 
 /// Options of `lodestone-bench pages`.
 #[derive(Debug, clap::Args)]
-pub struct PagesArgs {
+pub(crate) struct PagesArgs {
     /// Store folder; filled from --dataset when empty.
     #[arg(long, default_value = "target/bench-pages-store")]
     data: PathBuf,
@@ -156,7 +156,7 @@ fn wrk(
 }
 
 /// Runs the benchmark and prints its figures.
-pub fn run(args: &PagesArgs) -> anyhow::Result<()> {
+pub(crate) fn run(args: &PagesArgs) -> anyhow::Result<()> {
     let options = StoreOptions {
         block_cache_bytes: args.block_cache_mb << 20,
         ..StoreOptions::default()

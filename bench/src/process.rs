@@ -9,7 +9,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 /// The `lodestone` binary next to this benchmark binary (cargo builds both in one folder).
-pub fn lodestone_binary() -> anyhow::Result<PathBuf> {
+pub(crate) fn lodestone_binary() -> anyhow::Result<PathBuf> {
     let bench = std::env::current_exe().context("cannot find the benchmark binary")?;
     let binary = bench.with_file_name("lodestone");
     if !binary.is_file() {
@@ -22,7 +22,7 @@ pub fn lodestone_binary() -> anyhow::Result<PathBuf> {
 }
 
 /// A running server.
-pub struct ServerProcess {
+pub(crate) struct ServerProcess {
     child: Child,
     /// `http://127.0.0.1:PORT`.
     pub base: String,
@@ -33,7 +33,7 @@ pub struct ServerProcess {
 impl ServerProcess {
     /// Starts `lodestone serve --data DATA --bind 127.0.0.1:0 ARGS…` and waits until it
     /// answers `/health`.
-    pub fn start(binary: &Path, data: &Path, args: &[&str]) -> anyhow::Result<Self> {
+    pub(crate) fn start(binary: &Path, data: &Path, args: &[&str]) -> anyhow::Result<Self> {
         let start = Instant::now();
         let mut child = Command::new(binary)
             .arg("serve")
@@ -41,11 +41,8 @@ impl ServerProcess {
             .arg(data)
             .args(["--bind", "127.0.0.1:0"])
             .args(args)
-            // The "listening on" line: `serve` before and after it moved under `commands`.
-            .env(
-                "RUST_LOG",
-                "warn,lodestone_server::commands::serve=info",
-            )
+            // The "listening on" line of `lodestone serve`.
+            .env("RUST_LOG", "warn,lodestone_server::commands::serve=info")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -86,29 +83,29 @@ impl ServerProcess {
     }
 
     /// `base` + `path`.
-    pub fn url(&self, path: &str) -> String {
+    pub(crate) fn url(&self, path: &str) -> String {
         format!("{}{path}", self.base)
     }
 
     /// The process id.
-    pub fn pid(&self) -> u32 {
+    pub(crate) fn pid(&self) -> u32 {
         self.child.id()
     }
 
     /// Resident memory in KiB (Linux).
-    pub fn rss_kib(&self) -> Option<u64> {
+    pub(crate) fn rss_kib(&self) -> Option<u64> {
         proc_status_kib(self.child.id(), "VmRSS:")
     }
 
     /// Kills the process with SIGKILL (no chance to flush anything) and reaps it.
-    pub fn kill(mut self) -> anyhow::Result<()> {
+    pub(crate) fn kill(mut self) -> anyhow::Result<()> {
         self.child.kill()?;
         self.child.wait()?;
         Ok(())
     }
 
     /// Sends SIGTERM and waits for a clean exit.
-    pub fn terminate(mut self) -> anyhow::Result<()> {
+    pub(crate) fn terminate(mut self) -> anyhow::Result<()> {
         let status = Command::new("kill")
             .args(["-TERM", &self.child.id().to_string()])
             .status()?;

@@ -37,7 +37,7 @@ const TOKEN: &str = "replace-http-bench";
 
 /// Options of `lodestone-bench replace-http`.
 #[derive(Debug, clap::Args)]
-pub struct ReplaceHttpArgs {
+pub(crate) struct ReplaceHttpArgs {
     /// Graph replacements the writer sends (one SPARQL Update request each).
     #[arg(long, default_value_t = 100_000)]
     pub graphs: usize,
@@ -357,7 +357,7 @@ fn xml_streaming(server: &Server, programmes: usize, parts: usize) -> anyhow::Re
 }
 
 /// Runs the benchmark and prints its figures.
-pub fn run(args: &ReplaceHttpArgs) -> anyhow::Result<()> {
+pub(crate) fn run(args: &ReplaceHttpArgs) -> anyhow::Result<()> {
     let temp = tempfile::tempdir()?;
     let path = args
         .data

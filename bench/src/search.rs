@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 
 /// Arguments of `lodestone-bench search`.
 #[derive(Debug, Args)]
-pub struct SearchArgs {
+pub(crate) struct SearchArgs {
     /// Dump to load into a temporary store (ignored with --data).
     #[arg(long, default_value = "../shared/data/bsbm/bsbm-10k.nt.zst")]
     file: PathBuf,
@@ -37,7 +37,7 @@ pub struct SearchArgs {
 }
 
 /// Runs the benchmark and prints its figures.
-pub fn run(args: &SearchArgs) -> anyhow::Result<()> {
+pub(crate) fn run(args: &SearchArgs) -> anyhow::Result<()> {
     let dir = tempfile::tempdir()?;
     let store_path = match &args.data {
         Some(path) => path.clone(),

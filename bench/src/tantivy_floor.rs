@@ -17,7 +17,7 @@ use tantivy::schema::{Schema, TEXT};
 use tantivy::{Index, TantivyDocument};
 
 /// The floor's figures.
-pub struct Floor {
+pub(crate) struct Floor {
     /// Entities indexed.
     pub entities: usize,
     /// Words in their text (split on whitespace).
@@ -27,7 +27,7 @@ pub struct Floor {
 }
 
 /// Indexes the store's entity text in a bare tantivy index in `dir`.
-pub fn measure(store: &Store, dir: &Path) -> anyhow::Result<Floor> {
+pub(crate) fn measure(store: &Store, dir: &Path) -> anyhow::Result<Floor> {
     let texts = entity_texts(store)?;
     let words = texts.iter().map(|t| t.split_whitespace().count()).sum();
     let mut schema = Schema::builder();

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 /// An N-Triples document shaped like a broadcaster's programme graph: ~150 triples, a third
 /// of them on blank nodes.
-pub fn programme_graph(graph: usize, version: usize) -> String {
+pub(crate) fn programme_graph(graph: usize, version: usize) -> String {
     let mut doc = String::with_capacity(24_000);
     let base = format!("http://example.org/programme/{graph}");
     let ns = "http://www.ebu.ch/metadata/ontologies/ebuccdm#";
@@ -50,7 +50,7 @@ pub fn programme_graph(graph: usize, version: usize) -> String {
 
 /// What `trickle` runs.
 #[derive(Debug, clap::Args)]
-pub struct TrickleArgs {
+pub(crate) struct TrickleArgs {
     /// Number of transactions.
     #[arg(long, default_value_t = 10_000)]
     pub transactions: usize,
@@ -94,7 +94,7 @@ impl StepTimes {
 }
 
 /// Runs the benchmark and prints its figures.
-pub fn run(args: &TrickleArgs) -> anyhow::Result<()> {
+pub(crate) fn run(args: &TrickleArgs) -> anyhow::Result<()> {
     let temp = tempfile::tempdir()?;
     let path = args
         .data
@@ -157,7 +157,7 @@ pub fn run(args: &TrickleArgs) -> anyhow::Result<()> {
 
 /// Prints how the rate of the last tenth and of the second half compare with the first: the
 /// half ratio is the steadier of the two, since one tenth can take a whole compaction.
-pub fn print_trend(tenths: &[f64]) {
+pub(crate) fn print_trend(tenths: &[f64]) {
     if let (Some(first), Some(last)) = (tenths.first(), tenths.last()) {
         println!("last tenth / first:   {:.2}", last / first);
     }

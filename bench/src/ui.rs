@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 
 /// Options of `lodestone-bench ui`.
 #[derive(Debug, clap::Args)]
-pub struct UiArgs {
+pub(crate) struct UiArgs {
     /// Store folder; filled from --dataset when empty.
     #[arg(long, default_value = "target/bench-ui-store")]
     data: PathBuf,
@@ -157,7 +157,7 @@ fn wait_for_index(
 }
 
 /// Runs the benchmark and prints its figures.
-pub fn run(args: &UiArgs) -> anyhow::Result<()> {
+pub(crate) fn run(args: &UiArgs) -> anyhow::Result<()> {
     let draws = {
         let store = Store::open(&args.data, StoreOptions::default())
             .with_context(|| format!("cannot open {}", args.data.display()))?;

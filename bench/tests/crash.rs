@@ -4,6 +4,8 @@
 //! `lodestone-bench crash` starts the `lodestone` binary found next to itself, which a
 //! workspace build puts there (`cargo test -p lodestone-bench` alone does not build it).
 
+#![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)] // test code: a panic is the failure report
+
 use std::process::Command;
 
 /// A short run of the crash benchmark: kill -9 during graph replacements, restart, check.

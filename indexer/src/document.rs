@@ -35,7 +35,10 @@ pub(crate) struct Vocabulary {
 
 impl Vocabulary {
     /// Looks the configured properties up in the store.
-    pub fn resolve(reader: &Reader<'_>, settings: &IndexSettings) -> Result<Self, IndexError> {
+    pub(crate) fn resolve(
+        reader: &Reader<'_>,
+        settings: &IndexSettings,
+    ) -> Result<Self, IndexError> {
         let id_of = |iri: &str| -> Result<Option<TermId>, IndexError> {
             match NamedNodeRef::new(iri) {
                 Ok(node) => Ok(reader.term_id(node.into())?),
@@ -62,7 +65,7 @@ impl Vocabulary {
     }
 
     /// The label priority of a property (`None`: not a label property).
-    pub fn label_priority(
+    pub(crate) fn label_priority(
         &self,
         reader: &Reader<'_>,
         predicate: TermId,
@@ -71,7 +74,7 @@ impl Vocabulary {
     }
 
     /// The description priority of a property (`None`: not a description property).
-    pub fn description_priority(
+    pub(crate) fn description_priority(
         &self,
         reader: &Reader<'_>,
         predicate: TermId,
@@ -127,7 +130,11 @@ pub(crate) struct DocumentBuilder<'f> {
 }
 
 impl<'f> DocumentBuilder<'f> {
-    pub fn new(fields: &'f Fields, vocabulary: Vocabulary, tokenizers: &TokenizerManager) -> Self {
+    pub(crate) fn new(
+        fields: &'f Fields,
+        vocabulary: Vocabulary,
+        tokenizers: &TokenizerManager,
+    ) -> Self {
         let analyzer = tokenizers
             .get(FOLD)
             .unwrap_or_else(|| crate::analysis::folding_analyzer(&[]));
@@ -140,7 +147,7 @@ impl<'f> DocumentBuilder<'f> {
 
     /// The document of `subject` given all its quads (any order), or `None` when it has no
     /// text literal or is not an IRI.
-    pub fn build(
+    pub(crate) fn build(
         &mut self,
         reader: &Reader<'_>,
         subject: TermId,

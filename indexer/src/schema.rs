@@ -37,7 +37,7 @@ pub(crate) struct Fields {
 
 impl Fields {
     /// The schema and its field handles.
-    pub fn build() -> (Schema, Self) {
+    pub(crate) fn build() -> (Schema, Self) {
         let mut builder = Schema::builder();
         let text_options = |analyzer: &str, record: IndexRecordOption| {
             TextOptions::default().set_indexing_options(
@@ -84,7 +84,7 @@ impl Fields {
     }
 
     /// The stemmed field of a language code from [`STEMMED_LANGUAGES`].
-    pub fn stemmed_field(&self, code: &str) -> Option<Field> {
+    pub(crate) fn stemmed_field(&self, code: &str) -> Option<Field> {
         STEMMED_LANGUAGES
             .iter()
             .position(|(c, _)| *c == code)

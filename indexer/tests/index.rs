@@ -1,5 +1,7 @@
 //! The index over a small store: build, search, follow changes, reopen.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)] // test code: a panic is the failure report
+
 use lodestone_indexer::{IndexSettings, SearchRequest, TextIndex};
 use lodestone_store::model::{GraphNameRef, LiteralRef, NamedNodeRef, QuadRef};
 use lodestone_store::{Store, StoreOptions};

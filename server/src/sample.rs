@@ -15,7 +15,7 @@ const SAMPLES: [(&str, &[u8]); 2] = [
 
 /// Loads the sample dataset into the default graph through the bulk loader (which reads files,
 /// so the embedded bytes are written to a temporary folder first).
-pub fn load_sample(store: &Store) -> Result<LoadReport, StoreError> {
+pub(crate) fn load_sample(store: &Store) -> Result<LoadReport, StoreError> {
     let folder = tempfile::tempdir()?;
     let mut inputs = Vec::with_capacity(SAMPLES.len());
     for (name, bytes) in SAMPLES {

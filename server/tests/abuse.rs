@@ -4,6 +4,8 @@
 //! The server runs with a 2 s query budget and a 1 s read timeout so that the list runs fast;
 //! the limits scale with the settings, not with these numbers.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)] // test code: a panic is the failure report
+
 #[allow(dead_code)]
 #[path = "http/common.rs"]
 mod common;

@@ -7,6 +7,8 @@
 //! - `api`: the JSON/XML syntaxes, `GET` URLs and the 400s.
 //! - `ranges`: the `ranges` view's buckets against per-bucket SPARQL counts.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)] // test code: a panic is the failure report
+
 #[path = "facets/agreement.rs"]
 mod agreement;
 #[path = "facets/api.rs"]

@@ -3,6 +3,8 @@
 //! allowed. The allowed calls go to a second real server on 127.0.0.1, which only the
 //! test-only override of the address check lets through.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)] // test code: a panic is the failure report
+
 #[allow(dead_code)]
 #[path = "http/common.rs"]
 mod common;

@@ -2,6 +2,8 @@
 //! process, changed data they must not, or held its memory and sockets. Each test states the
 //! request and what the server must do instead; every one ends with `/health` answering.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)] // test code: a panic is the failure report
+
 #[allow(dead_code)]
 #[path = "http/common.rs"]
 mod common;

@@ -1,6 +1,8 @@
 //! HTTP integration tests: the real application on a real socket (127.0.0.1, port 0), a
 //! temporary store, and blocking reqwest clients. One binary, one module per area.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)] // test code: a panic is the failure report
+
 #[path = "http/binary.rs"]
 mod binary;
 #[path = "http/broadcaster.rs"]

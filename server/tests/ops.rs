@@ -1,6 +1,8 @@
 //! Running it for real, with the `lodestone` binary: the memory budget, SIGTERM with a write
 //! or a long query in flight, backup and restore, and a short crash test (SIGKILL during writes).
 
+#![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)] // test code: a panic is the failure report
+
 use reqwest::blocking::Client;
 use std::io::{BufRead, BufReader};
 use std::path::Path;

@@ -2,6 +2,8 @@
 //! non-ASCII IRIs, blank nodes, paging, escaping, caching, the RDFa checked by pyRdfa, and
 //! links that never lead to a script (with the headers of every HTML response).
 
+#![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)] // test code: a panic is the failure report
+
 #[allow(dead_code)]
 #[path = "http/common.rs"]
 mod common;

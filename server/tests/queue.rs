@@ -2,6 +2,8 @@
 //! its budget) instead of being refused, a full queue is answered `503 busy` at once, and a
 //! write does not wait for the query slots.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)] // test code: a panic is the failure report
+
 #[allow(dead_code)]
 #[path = "http/common.rs"]
 mod common;

@@ -2,6 +2,8 @@
 //! (`real/music.nt.zst`) and Nomisma (`real/nomisma.nt.zst`) for languages; small stores for
 //! what changes (graph replacement, a deleted index folder, a killed process).
 
+#![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)] // test code: a panic is the failure report
+
 #[allow(dead_code)]
 #[path = "http/common.rs"]
 mod common;

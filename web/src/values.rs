@@ -60,7 +60,7 @@ pub struct ValueView {
 }
 
 /// What turning terms into text needs: labels, links and the reader's languages.
-pub struct Render<'a> {
+pub(crate) struct Render<'a> {
     /// Labels of the IRIs on the page.
     pub labels: &'a HashMap<NamedNode, Labels>,
     /// IRIs the store describes.
@@ -73,7 +73,7 @@ pub struct Render<'a> {
 
 impl Render<'_> {
     /// The text shown for an IRI: its best label, else a short form.
-    pub fn iri_text(&self, iri: NamedNodeRef<'_>) -> String {
+    pub(crate) fn iri_text(&self, iri: NamedNodeRef<'_>) -> String {
         self.labels
             .get(&iri.into_owned())
             .and_then(|labels| labels.best(self.chain))
@@ -81,13 +81,13 @@ impl Render<'_> {
     }
 
     /// Where a link to an IRI goes.
-    pub fn iri_href(&self, iri: NamedNodeRef<'_>) -> String {
+    pub(crate) fn iri_href(&self, iri: NamedNodeRef<'_>) -> String {
         self.linker
             .href(iri.as_str(), self.described.contains(&iri.into_owned()))
     }
 
     /// The RDFa and display of `subject predicate object` in `graph` (empty: default graph).
-    pub fn value(
+    pub(crate) fn value(
         &self,
         subject: NamedOrBlankNodeRef<'_>,
         predicate: NamedNodeRef<'_>,
@@ -148,7 +148,7 @@ impl Render<'_> {
 impl Render<'_> {
     /// An incoming statement: the same RDFa as [`Render::value`], but what is shown and
     /// linked is the subject (the resource pointing here), not the page's own entity.
-    pub fn incoming_value(
+    pub(crate) fn incoming_value(
         &self,
         subject: NamedOrBlankNodeRef<'_>,
         predicate: NamedNodeRef<'_>,
@@ -174,7 +174,7 @@ impl Render<'_> {
 }
 
 /// RDFa form of a subject: the IRI, or a blank node as a safe CURIE `[_:id]`.
-pub fn rdfa_subject(subject: NamedOrBlankNodeRef<'_>) -> String {
+pub(crate) fn rdfa_subject(subject: NamedOrBlankNodeRef<'_>) -> String {
     match subject {
         NamedOrBlankNodeRef::NamedNode(iri) => iri.as_str().to_owned(),
         NamedOrBlankNodeRef::BlankNode(node) => rdfa_blank(node),
@@ -186,12 +186,12 @@ fn rdfa_blank(node: BlankNodeRef<'_>) -> String {
 }
 
 /// The element id of a blank node's block on a page.
-pub fn blank_anchor(node: BlankNodeRef<'_>) -> String {
+pub(crate) fn blank_anchor(node: BlankNodeRef<'_>) -> String {
     format!("b-{}", node.as_str())
 }
 
 /// `xsd:integer` for a known namespace, else the part after the last `#` or `/`, else the IRI.
-pub fn short_iri(iri: &str) -> String {
+pub(crate) fn short_iri(iri: &str) -> String {
     for (prefix, namespace) in PREFIXES {
         if let Some(local) = iri.strip_prefix(namespace) {
             if !local.is_empty() {
@@ -220,7 +220,7 @@ fn has_markup(value: &str) -> bool {
 }
 
 /// Whether a predicate is `rdf:type`.
-pub fn is_type(predicate: NamedNodeRef<'_>) -> bool {
+pub(crate) fn is_type(predicate: NamedNodeRef<'_>) -> bool {
     predicate == rdf::TYPE
 }
 

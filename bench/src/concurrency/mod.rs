@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 
 /// Options of `lodestone-bench concurrency`.
 #[derive(Debug, clap::Args)]
-pub struct ConcurrencyArgs {
+pub(crate) struct ConcurrencyArgs {
     /// Seconds with the writer running (the idle phase lasts a tenth of it, at least 5 s).
     #[arg(long, default_value_t = 300)]
     pub seconds: u64,
@@ -204,7 +204,7 @@ fn start_writer(
 }
 
 /// Runs the benchmark; fails if a reader ever saw a mixed or partial graph.
-pub fn run(args: &ConcurrencyArgs) -> anyhow::Result<()> {
+pub(crate) fn run(args: &ConcurrencyArgs) -> anyhow::Result<()> {
     let binary = lodestone_binary()?;
     let temp = tempfile::tempdir()?;
     let (slots, queue) = (args.slots.to_string(), args.queue.to_string());

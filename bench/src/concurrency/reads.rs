@@ -21,22 +21,22 @@ use spargebra::term::{GroundTerm, NamedNodePattern, TermPattern, TriplePattern};
 use spargebra::Query;
 
 /// The replaced graph.
-pub const GRAPH: &str = "http://concurrency.example/g";
+pub(super) const GRAPH: &str = "http://concurrency.example/g";
 /// The predicate every quad of it uses, with the version number as object.
-pub const VERSION: &str = "http://concurrency.example/version";
+pub(super) const VERSION: &str = "http://concurrency.example/version";
 
 /// Subjects spread over the graph in one typical read (first, last, and random ones).
-pub const SPREAD: usize = 8;
+pub(super) const SPREAD: usize = 8;
 /// Consecutive subjects in one typical read.
-pub const RUN: usize = 32;
+pub(super) const RUN: usize = 32;
 
 /// The IRI of the `k`-th subject.
-pub fn subject(k: usize) -> String {
+pub(super) fn subject(k: usize) -> String {
     format!("{GRAPH}/s{k}")
 }
 
 /// One read to send, and the count a whole answer has.
-pub struct Read {
+pub(super) struct Read {
     /// The query text (printed from its algebra).
     pub query: String,
     /// `?n` of a whole answer.
@@ -44,7 +44,7 @@ pub struct Read {
 }
 
 /// A whole-graph audit of a graph of `quads` quads.
-pub fn audit(quads: usize) -> Read {
+pub(super) fn audit(quads: usize) -> Read {
     Read {
         query: count_versions(None),
         expected: quads,
@@ -52,7 +52,7 @@ pub fn audit(quads: usize) -> Read {
 }
 
 /// A typical read of a graph of `quads` subjects, drawn from `rng`.
-pub fn typical(quads: usize, rng: &mut Rng) -> Read {
+pub(super) fn typical(quads: usize, rng: &mut Rng) -> Read {
     let mut subjects = vec![0, quads.saturating_sub(1)];
     while subjects.len() < SPREAD.min(quads) {
         subjects.push(rng.below(quads));
@@ -127,7 +127,7 @@ fn count_versions(subjects: Option<&[usize]>) -> String {
 }
 
 /// The body of version `version` of the graph (Turtle).
-pub fn version_body(version: u64, quads: usize) -> String {
+pub(super) fn version_body(version: u64, quads: usize) -> String {
     let object = Literal::from(version as i64);
     (0..quads)
         .map(|k| format!("<{}> <{VERSION}> {object} .\n", subject(k)))

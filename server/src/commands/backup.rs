@@ -5,7 +5,7 @@ use crate::cli::BackupArgs;
 use anyhow::bail;
 
 /// `lodestone backup`.
-pub fn backup(args: &BackupArgs) -> anyhow::Result<()> {
+pub(super) fn backup(args: &BackupArgs) -> anyhow::Result<()> {
     if args.target.exists() {
         bail!("{} already exists", args.target.display());
     }

@@ -10,7 +10,7 @@ use oxrdfio::RdfSerializer;
 use std::io::Write;
 
 /// `lodestone dump`.
-pub fn dump(args: DumpArgs) -> anyhow::Result<()> {
+pub(super) fn dump(args: DumpArgs) -> anyhow::Result<()> {
     let store = open_store(&args.data, false)?;
     let format = match args.format.as_deref() {
         Some(f) => parse_format(f)?,

@@ -11,7 +11,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// `lodestone load`.
-pub fn load(args: LoadArgs) -> anyhow::Result<()> {
+pub(super) fn load(args: LoadArgs) -> anyhow::Result<()> {
     let store = open_store(&args.data, true)?;
     let graph = args
         .graph

@@ -9,7 +9,7 @@ use lodestone_store::{Store, StoreOptions};
 use std::io::IsTerminal;
 
 /// Rebuilds the text index from scratch with a progress bar.
-pub fn reindex(args: &ReindexArgs) -> anyhow::Result<()> {
+pub(super) fn reindex(args: &ReindexArgs) -> anyhow::Result<()> {
     let settings = crate::config::search_settings(args.config.as_deref())?;
     let args = &args.data;
     let options = StoreOptions {

@@ -11,7 +11,7 @@ use lodestone_store::{Store, StoreOptions};
 use std::path::{Path, PathBuf};
 
 /// Copies the backup `source` to the (missing or empty) store folder `data`.
-pub fn restore(source: &Path, data: &Path) -> anyhow::Result<()> {
+pub(super) fn restore(source: &Path, data: &Path) -> anyhow::Result<()> {
     let read_only = StoreOptions {
         create_if_missing: false,
         read_only: true,

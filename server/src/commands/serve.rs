@@ -20,7 +20,7 @@ use tokio::net::TcpListener;
 
 /// `lodestone serve`: resolves the configuration, tunes the allocator, and runs the server
 /// until it is stopped (ctrl-c or SIGTERM).
-pub fn serve(args: ServeArgs) -> anyhow::Result<()> {
+pub(super) fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let config = Config::resolve(&args)?;
     let mut settings = crate::allocator::SERVER.to_vec();
     if config.store.block_cache_bytes < SMALL_FOOTPRINT_CACHE_BYTES {
@@ -35,7 +35,7 @@ pub fn serve(args: ServeArgs) -> anyhow::Result<()> {
 const SMALL_FOOTPRINT_CACHE_BYTES: usize = 128 << 20;
 
 /// Runs the server described by `config` until ctrl-c or SIGTERM.
-pub fn run(config: Config) -> anyhow::Result<()> {
+pub(super) fn run(config: Config) -> anyhow::Result<()> {
     init_logging();
     if let Some(file) = &config.config_file {
         tracing::info!("configuration read from {}", file.display());

@@ -6,7 +6,7 @@ use indicatif::HumanBytes;
 use std::io::Write;
 
 /// `lodestone stats`.
-pub fn stats(args: &DataArgs) -> anyhow::Result<()> {
+pub(super) fn stats(args: &DataArgs) -> anyhow::Result<()> {
     let store = open_store(args, false)?;
     let reader = store.reader();
     let counts = reader.counts()?;

@@ -11,7 +11,11 @@ use axum::response::{IntoResponse, Response};
 /// `max_header_bytes` — hyper's read buffer stops a slowly sent oversized head, but one that
 /// arrives in a single read gets through it — and stamps the others with their body's
 /// deadline (the configured read timeout).
-pub async fn mark(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
+pub(super) async fn mark(
+    State(state): State<AppState>,
+    mut request: Request,
+    next: Next,
+) -> Response {
     let limit = state.settings().max_header_bytes;
     if head_size(&request) > limit {
         return ApiError::HeaderTooLarge { limit }.into_response();

@@ -32,7 +32,7 @@ struct Shard {
 
 impl DecodedTerms {
     /// A map holding at most about `budget_bytes` of terms (0 keeps nothing).
-    pub fn new(budget_bytes: usize) -> Self {
+    pub(crate) fn new(budget_bytes: usize) -> Self {
         Self {
             shards: (0..SHARDS).map(|_| Mutex::default()).collect(),
             shard_budget: budget_bytes / SHARDS,
@@ -46,7 +46,7 @@ impl DecodedTerms {
     }
 
     /// The term of a committed id, if decoded before.
-    pub fn get(&self, id: TermId) -> Option<Term> {
+    pub(crate) fn get(&self, id: TermId) -> Option<Term> {
         if self.shard_budget == 0 {
             return None;
         }
@@ -56,7 +56,7 @@ impl DecodedTerms {
 
     /// Keeps the term of a committed id. A shard over its budget is emptied first: a simple
     /// bound that costs nothing per read, and hot terms come back at once.
-    pub fn insert(&self, id: TermId, term: &Term) {
+    pub(crate) fn insert(&self, id: TermId, term: &Term) {
         let weight = weight(term);
         if weight > self.shard_budget {
             return;

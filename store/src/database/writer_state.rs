@@ -32,12 +32,12 @@ impl TermCache {
     const LIMIT: usize = 100_000;
 
     /// The id of a committed term, if the writer met it recently.
-    pub fn get(&self, bytes: &[u8]) -> Option<TermId> {
+    pub(crate) fn get(&self, bytes: &[u8]) -> Option<TermId> {
         self.0.get(bytes).copied()
     }
 
     /// Remembers a committed term's id; empties the map first when it is full.
-    pub fn insert(&mut self, bytes: &[u8], id: TermId) {
+    pub(crate) fn insert(&mut self, bytes: &[u8], id: TermId) {
         if self.0.len() >= Self::LIMIT {
             self.0.clear();
         }
@@ -45,7 +45,7 @@ impl TermCache {
     }
 
     /// Forgets a term (reclaimed by the commit being written).
-    pub fn remove(&mut self, bytes: &[u8]) {
+    pub(crate) fn remove(&mut self, bytes: &[u8]) {
         self.0.remove(bytes);
     }
 }

@@ -7,7 +7,7 @@ use crate::error::StoreError;
 /// store-style label (see `inline_id`) with a number below it moves the counter past it; one
 /// with a number above it needs nothing, since the counter never gets there. So a label can
 /// never name a node minted later, and an odd label cannot use up the numbers.
-pub const BLANK_NUMBER_LIMIT: u64 = 1 << 59;
+pub(crate) const BLANK_NUMBER_LIMIT: u64 = 1 << 59;
 
 /// How the numbers of minted blank nodes (1, 2, 3, …, from one counter) map to id payloads.
 ///
@@ -17,7 +17,7 @@ pub const BLANK_NUMBER_LIMIT: u64 = 1 << 59;
 /// alike, land at one place of `spog`, so a compaction of new entries rewrites the files
 /// around that place instead of every blank node's entries. Older stores count upward.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BlankNumbering {
+pub(crate) enum BlankNumbering {
     /// Payload = number (stores created before format 3).
     Ascending,
     /// Payload = largest payload − number.
@@ -26,7 +26,7 @@ pub enum BlankNumbering {
 
 impl BlankNumbering {
     /// The id of the blank node with this number.
-    pub fn id(self, number: u64) -> TermId {
+    pub(crate) fn id(self, number: u64) -> TermId {
         let payload = match self {
             Self::Ascending => number,
             Self::Descending => TermId::MAX_PAYLOAD - number,
@@ -35,7 +35,7 @@ impl BlankNumbering {
     }
 
     /// The number of a minted blank node's id.
-    pub fn number(self, id: TermId) -> u64 {
+    pub(crate) fn number(self, id: TermId) -> u64 {
         match self {
             Self::Ascending => id.payload(),
             Self::Descending => TermId::MAX_PAYLOAD - id.payload(),
@@ -43,7 +43,7 @@ impl BlankNumbering {
     }
 
     /// A fresh blank node: the one numbered `next`, which then moves on.
-    pub fn mint(self, next: &mut u64) -> Result<TermId, StoreError> {
+    pub(crate) fn mint(self, next: &mut u64) -> Result<TermId, StoreError> {
         if *next >= BLANK_NUMBER_LIMIT {
             return Err(StoreError::BlankNodesExhausted);
         }
@@ -54,7 +54,7 @@ impl BlankNumbering {
 
     /// Moves `next` past a minted blank node's number, so that it is never minted again
     /// (numbers at or above the limit never are).
-    pub fn reserve(self, next: &mut u64, id: TermId) {
+    pub(crate) fn reserve(self, next: &mut u64, id: TermId) {
         let number = self.number(id);
         if number < BLANK_NUMBER_LIMIT && number >= *next {
             *next = number + 1;

@@ -7,7 +7,7 @@
 use super::TermId;
 
 /// Length of a quad key: four 8-byte ids.
-pub const QUAD_KEY_LEN: usize = 32;
+pub(super) const QUAD_KEY_LEN: usize = 32;
 
 /// A quad as four term ids; the graph is [`TermId::DEFAULT_GRAPH`] for the default graph.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -49,7 +49,7 @@ impl EncodedQuad {
 
 /// One of the six orders in which quads are indexed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Permutation {
+pub(crate) enum Permutation {
     /// subject, predicate, object, graph
     Spog,
     /// predicate, object, subject, graph
@@ -72,7 +72,7 @@ const G: usize = 3;
 
 impl Permutation {
     /// All six, in the order their tables are declared.
-    pub const ALL: [Self; 6] = [
+    pub(crate) const ALL: [Self; 6] = [
         Self::Spog,
         Self::Posg,
         Self::Ospg,
@@ -82,7 +82,7 @@ impl Permutation {
     ];
 
     /// Position of this order in [`Self::ALL`].
-    pub const fn index(self) -> usize {
+    pub(crate) const fn index(self) -> usize {
         match self {
             Self::Spog => 0,
             Self::Posg => 1,
@@ -94,7 +94,7 @@ impl Permutation {
     }
 
     /// The order of the quad positions (0 = S, 1 = P, 2 = O, 3 = G) in this permutation's keys.
-    pub const fn order(self) -> [usize; 4] {
+    pub(crate) const fn order(self) -> [usize; 4] {
         match self {
             Self::Spog => [S, P, O, G],
             Self::Posg => [P, O, S, G],
@@ -107,7 +107,7 @@ impl Permutation {
 
     /// The index whose keys start with exactly the bound positions of a pattern, and the
     /// number of leading ids that are bound.
-    pub fn for_pattern(s: bool, p: bool, o: bool, g: bool) -> (Self, usize) {
+    pub(crate) fn for_pattern(s: bool, p: bool, o: bool, g: bool) -> (Self, usize) {
         let count = usize::from(s) + usize::from(p) + usize::from(o) + usize::from(g);
         let permutation = match (s, p, o, g) {
             (true, true, _, false) => Self::Spog,
@@ -127,7 +127,7 @@ impl Permutation {
     }
 
     /// Writes the key of a quad in this order.
-    pub fn key(self, quad: &EncodedQuad) -> [u8; QUAD_KEY_LEN] {
+    pub(crate) fn key(self, quad: &EncodedQuad) -> [u8; QUAD_KEY_LEN] {
         let terms = quad.terms();
         let mut key = [0; QUAD_KEY_LEN];
         for (slot, position) in self.order().into_iter().enumerate() {
@@ -137,7 +137,7 @@ impl Permutation {
     }
 
     /// Reads a quad back from one of this order's keys.
-    pub fn decode(self, key: &[u8]) -> Option<EncodedQuad> {
+    pub(crate) fn decode(self, key: &[u8]) -> Option<EncodedQuad> {
         let key: &[u8; QUAD_KEY_LEN] = key.get(..QUAD_KEY_LEN)?.try_into().ok()?;
         let mut terms = [TermId::DEFAULT_GRAPH; 4];
         for (slot, position) in self.order().into_iter().enumerate() {
@@ -150,20 +150,20 @@ impl Permutation {
 
     /// Whether the graph comes first in this order's keys, so that one graph's quads are one
     /// contiguous key range.
-    pub const fn is_graph_first(self) -> bool {
+    pub(crate) const fn is_graph_first(self) -> bool {
         matches!(self, Self::Gspo | Self::Gpos | Self::Gosp)
     }
 
     /// Whether this order holds the quads of every graph. `gpos` and `gosp` leave out the
     /// compact graphs (see `quads::layout`), whose quads `gspo` serves for every pattern with
     /// the graph bound.
-    pub const fn holds_every_graph(self) -> bool {
+    pub(crate) const fn holds_every_graph(self) -> bool {
         !matches!(self, Self::Gpos | Self::Gosp)
     }
 
     /// The key range `[start, end)` holding every quad of `graph` in a graph-first order:
     /// the graph's id, and that id followed by more `0xFF` bytes than the rest of any key.
-    pub fn graph_range(graph: TermId) -> ([u8; 8], [u8; QUAD_KEY_LEN + 1]) {
+    pub(crate) fn graph_range(graph: TermId) -> ([u8; 8], [u8; QUAD_KEY_LEN + 1]) {
         let start = graph.to_be_bytes();
         let mut end = [u8::MAX; QUAD_KEY_LEN + 1];
         end[..8].copy_from_slice(&start);
@@ -172,7 +172,7 @@ impl Permutation {
 
     /// The key prefix made of the bound ids of a pattern, in this order; stops at the first
     /// unbound position.
-    pub fn prefix(self, pattern: [Option<TermId>; 4]) -> Vec<u8> {
+    pub(crate) fn prefix(self, pattern: [Option<TermId>; 4]) -> Vec<u8> {
         let mut prefix = Vec::with_capacity(QUAD_KEY_LEN);
         for position in self.order() {
             match pattern[position] {

@@ -5,6 +5,8 @@ mod blank;
 mod key;
 mod term;
 
-pub use blank::{BlankNumbering, BLANK_NUMBER_LIMIT};
-pub use key::{EncodedQuad, Permutation};
-pub use term::{decode_term_bytes, encode_term_bytes, inline_id, TermId, TermKind};
+pub(crate) use blank::{BlankNumbering, BLANK_NUMBER_LIMIT};
+pub use key::EncodedQuad;
+pub(crate) use key::Permutation;
+pub(crate) use term::{decode_term_bytes, encode_term_bytes, inline_id};
+pub use term::{TermId, TermKind};

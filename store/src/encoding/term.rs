@@ -148,7 +148,7 @@ impl TermId {
 ///
 /// Blank nodes labelled the way the store labels the ones it mints (`a` and fifteen lowercase
 /// hex digits) are inlined, as are integers and booleans in canonical lexical form.
-pub fn inline_id(term: TermRef<'_>) -> Option<TermId> {
+pub(crate) fn inline_id(term: TermRef<'_>) -> Option<TermId> {
     match term {
         TermRef::BlankNode(b) => {
             let id = b.unique_id()?;
@@ -182,7 +182,7 @@ pub fn inline_id(term: TermRef<'_>) -> Option<TermId> {
 ///
 /// Languages and datatypes come before the lexical value and end with a zero byte (neither can
 /// contain one), so the value may hold any byte.
-pub fn encode_term_bytes(term: TermRef<'_>, out: &mut Vec<u8>) {
+pub(crate) fn encode_term_bytes(term: TermRef<'_>, out: &mut Vec<u8>) {
     out.clear();
     match term {
         TermRef::NamedNode(n) => {
@@ -213,7 +213,7 @@ pub fn encode_term_bytes(term: TermRef<'_>, out: &mut Vec<u8>) {
 }
 
 /// Reads back what [`encode_term_bytes`] wrote; `None` if the bytes are not a term.
-pub fn decode_term_bytes(bytes: &[u8]) -> Option<Term> {
+pub(crate) fn decode_term_bytes(bytes: &[u8]) -> Option<Term> {
     let (&tag, rest) = bytes.split_first()?;
     let text = |b: &[u8]| std::str::from_utf8(b).ok().map(str::to_owned);
     let split = |b: &[u8]| {

@@ -108,7 +108,7 @@ impl StoreOptions {
 /// 16 MB, 32 readers and a writer replacing a 10,000-quad graph every second read at half
 /// their idle rate; with 4 MB at 70–72 % of it, and the writer's commits got faster too
 /// (`docs/benchmarks.md`, third operations round). Trickle loads did not slow down.
-pub const QUAD_INDEX_MEMTABLE_BYTES: usize = 4 << 20;
+pub(super) const QUAD_INDEX_MEMTABLE_BYTES: usize = 4 << 20;
 
 /// Level-0 files of a quad index that start a compaction, and the counts at which RocksDB
 /// slows writes down and stops them (RocksDB's defaults are 4, 20 and 36). Until an index
@@ -123,7 +123,7 @@ pub const QUAD_INDEX_MEMTABLE_BYTES: usize = 4 << 20;
 /// (`docs/benchmarks.md`, session 7). Compactions still start at 4 files. Starting them at
 /// 12 saved more CPU, but reads stepped over the tombstones of more files: with 32 readers
 /// and a 10,000-quad graph replaced every second, read p99 rose 6.5 ms.
-pub const QUAD_INDEX_LEVEL0_FILES: LevelZeroFiles = LevelZeroFiles {
+pub(super) const QUAD_INDEX_LEVEL0_FILES: LevelZeroFiles = LevelZeroFiles {
     compaction: 4,
     slowdown: 40,
     stop: 64,
@@ -132,11 +132,11 @@ pub const QUAD_INDEX_LEVEL0_FILES: LevelZeroFiles = LevelZeroFiles {
 /// Target size of a quad index's SST files. A compaction rewrites every file of the level
 /// below that overlaps its input; the new subjects of a commit land at one place of `spog`
 /// (see `BlankNumbering`), so smaller files there leave the rest of the index alone.
-pub const QUAD_INDEX_FILE_BYTES: u64 = 16 << 20;
+pub(super) const QUAD_INDEX_FILE_BYTES: u64 = 16 << 20;
 
 /// Level-0 file counts of one table: compaction trigger, write slowdown, write stop.
 #[derive(Debug, Clone, Copy)]
-pub struct LevelZeroFiles {
+pub(super) struct LevelZeroFiles {
     /// Files that start a compaction into the next level.
     pub compaction: i32,
     /// Files at which writes are slowed down.
@@ -147,7 +147,7 @@ pub struct LevelZeroFiles {
 
 /// Length of the prefix (the first term id) of the quad indexes' prefix filters and of the
 /// per-term tables' hashed memtables; reads with a shorter prefix use total-order iteration.
-pub const QUAD_PREFIX_LEN: usize = 8;
+pub(crate) const QUAD_PREFIX_LEN: usize = 8;
 
 /// The block cache: its size and how often reads found what they needed in it.
 #[derive(Debug, Clone, Copy, Default)]
@@ -248,7 +248,7 @@ fn table_options(table: Table, options: &StoreOptions, cache: &Cache) -> Options
 /// Options of the SST files a bulk load writes for `table`: the table's own block layout,
 /// filters and compression (these files are ingested into the last level, where compaction
 /// may never rewrite them), so that bulk-loaded data reads like data written any other way.
-pub fn ingest_options(table: Table, options: &StoreOptions) -> Result<Options, StoreError> {
+pub(crate) fn ingest_options(table: Table, options: &StoreOptions) -> Result<Options, StoreError> {
     // The writer never reads blocks back; the cache only completes the table options.
     let cache = Cache::new_lru_cache(1 << 20)?;
     Ok(table_options(table, options, &cache))
@@ -258,7 +258,7 @@ pub fn ingest_options(table: Table, options: &StoreOptions) -> Result<Options, S
 /// the store's tables with their options, so that the files written for the store read alike
 /// there, but without compactions. Nothing is ever written to it but ingested files, which
 /// it keeps as they are until the load's folder is removed.
-pub fn open_staging_db(path: &Path, options: &StoreOptions) -> Result<DB, StoreError> {
+pub(crate) fn open_staging_db(path: &Path, options: &StoreOptions) -> Result<DB, StoreError> {
     let cache = Cache::new_lru_cache(options.block_cache_bytes)?;
     let mut db_options = Options::default();
     db_options.create_if_missing(true);
@@ -277,12 +277,12 @@ pub fn open_staging_db(path: &Path, options: &StoreOptions) -> Result<DB, StoreE
 /// (`kEnableCount`) by default on every thread and the store never reads them, yet each
 /// key comparison in a memtable insert or a scan bumps one through a thread-local look-up:
 /// a tenth of a large commit's time in the profile.
-pub fn quiet_perf_counters() {
+pub(crate) fn quiet_perf_counters() {
     rocksdb::perf::set_perf_stats(rocksdb::perf::PerfStatsLevel::Disable);
 }
 
 /// Opens (or creates) the RocksDB database of a store with every table.
-pub fn open_db(path: &Path, options: &StoreOptions) -> Result<DB, StoreError> {
+pub(crate) fn open_db(path: &Path, options: &StoreOptions) -> Result<DB, StoreError> {
     let cache = Cache::new_lru_cache(options.block_cache_bytes)?;
     let mut db_options = Options::default();
     db_options.create_if_missing(options.create_if_missing);

@@ -3,9 +3,9 @@
 mod disk;
 mod tables;
 
-pub use disk::{
-    ingest_options, open_db, open_staging_db, quiet_perf_counters, CacheStats, IndexUsage,
-    StoreOptions, QUAD_PREFIX_LEN,
+pub(crate) use disk::{
+    ingest_options, open_db, open_staging_db, quiet_perf_counters, QUAD_PREFIX_LEN,
 };
+pub use disk::{CacheStats, IndexUsage, StoreOptions};
 pub(crate) use tables::permutation_table;
-pub use tables::{meta_key, Table};
+pub(crate) use tables::{meta_key, Table};

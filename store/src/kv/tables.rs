@@ -4,7 +4,7 @@ use crate::encoding::Permutation;
 
 /// A RocksDB column family of the store.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Table {
+pub(crate) enum Table {
     /// `TermId` → dictionary term bytes.
     IdToTerm,
     /// term bytes (or `0xFF` + 128-bit hash for long terms) → `TermId`s.
@@ -40,7 +40,7 @@ pub enum Table {
 
 impl Table {
     /// Every table, in declaration order.
-    pub const ALL: [Self; 15] = [
+    pub(crate) const ALL: [Self; 15] = [
         Self::IdToTerm,
         Self::TermToId,
         Self::Spog,
@@ -59,7 +59,7 @@ impl Table {
     ];
 
     /// The column family name.
-    pub const fn name(self) -> &'static str {
+    pub(crate) const fn name(self) -> &'static str {
         match self {
             Self::IdToTerm => "id2term",
             Self::TermToId => "term2id",
@@ -80,7 +80,7 @@ impl Table {
     }
 
     /// Whether the table holds quad keys.
-    pub const fn is_quad_index(self) -> bool {
+    pub(crate) const fn is_quad_index(self) -> bool {
         matches!(
             self,
             Self::Spog | Self::Posg | Self::Ospg | Self::Gspo | Self::Gpos | Self::Gosp
@@ -89,7 +89,7 @@ impl Table {
 
     /// Whether the table is keyed by a term id first (8 bytes) and read by point look-ups or
     /// scans of one term: it gets a prefix extractor on the term id (see `kv::disk`).
-    pub const fn is_keyed_by_term(self) -> bool {
+    pub(crate) const fn is_keyed_by_term(self) -> bool {
         matches!(
             self,
             Self::IdToTerm | Self::TermStats | Self::TermGraph | Self::ClassStats
@@ -97,7 +97,7 @@ impl Table {
     }
 
     /// Whether point lookups dominate, so a bloom filter pays for itself.
-    pub const fn wants_bloom_filter(self) -> bool {
+    pub(crate) const fn wants_bloom_filter(self) -> bool {
         matches!(
             self,
             Self::TermToId
@@ -113,22 +113,22 @@ impl Table {
 }
 
 /// Keys of the `meta` table.
-pub mod meta_key {
+pub(crate) mod meta_key {
     /// On-disk format version (u64 little-endian).
-    pub const VERSION: &[u8] = b"version";
+    pub(crate) const VERSION: &[u8] = b"version";
     /// Next dictionary payload to hand out.
-    pub const NEXT_DICTIONARY_ID: &[u8] = b"next_dictionary_id";
+    pub(crate) const NEXT_DICTIONARY_ID: &[u8] = b"next_dictionary_id";
     /// Next minted blank node number.
-    pub const NEXT_BLANK_ID: &[u8] = b"next_blank_id";
+    pub(crate) const NEXT_BLANK_ID: &[u8] = b"next_blank_id";
     /// Present (value `descending`) when minted blank node numbers count down from the top of
     /// the payload range (stores created since format 3, see `BlankNumbering`).
-    pub const BLANK_NUMBERING: &[u8] = b"blank_numbering";
+    pub(crate) const BLANK_NUMBERING: &[u8] = b"blank_numbering";
     /// Sequence number of the last commit.
-    pub const SEQUENCE: &[u8] = b"sequence";
+    pub(crate) const SEQUENCE: &[u8] = b"sequence";
     /// Number of quads in the store.
-    pub const QUAD_COUNT: &[u8] = b"quad_count";
+    pub(crate) const QUAD_COUNT: &[u8] = b"quad_count";
     /// Unix time in milliseconds of the last commit.
-    pub const LAST_COMMIT_MS: &[u8] = b"last_commit_ms";
+    pub(crate) const LAST_COMMIT_MS: &[u8] = b"last_commit_ms";
 }
 
 /// The table that indexes quads in `permutation` order.

@@ -332,7 +332,7 @@ fn spool_stdin(
 
 mod tempfile_guard {
     /// Deletes a file when dropped.
-    pub struct Guard(pub std::path::PathBuf);
+    pub(super) struct Guard(pub std::path::PathBuf);
 
     impl Drop for Guard {
         fn drop(&mut self) {

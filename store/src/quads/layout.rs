@@ -25,7 +25,7 @@ const COMPACT_MARKER: u8 = b'c';
 
 /// Which graph-first indexes hold a named graph's quads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum GraphLayout {
+pub(crate) enum GraphLayout {
     /// In `gspo`, `gpos` and `gosp`.
     Indexed,
     /// In `gspo` only; patterns with the graph bound filter its quads.
@@ -34,7 +34,7 @@ pub enum GraphLayout {
 
 impl GraphLayout {
     /// The value of the graph's entry in the `graphs` table.
-    pub fn encode(self) -> &'static [u8] {
+    pub(crate) fn encode(self) -> &'static [u8] {
         match self {
             Self::Indexed => &[],
             Self::Compact => &[COMPACT_MARKER],
@@ -42,7 +42,7 @@ impl GraphLayout {
     }
 
     /// Reads the value of a `graphs` entry.
-    pub fn decode(value: &[u8]) -> Result<Self, CorruptionError> {
+    pub(crate) fn decode(value: &[u8]) -> Result<Self, CorruptionError> {
         match value {
             [] => Ok(Self::Indexed),
             [COMPACT_MARKER] => Ok(Self::Compact),
@@ -70,17 +70,17 @@ pub(crate) struct LayoutChange {
 
 impl LayoutChange {
     /// Whether the graph's quads had entries in `gpos` and `gosp` before the commit.
-    pub fn indexed_before(self) -> bool {
+    pub(crate) fn indexed_before(self) -> bool {
         self.before != Some(GraphLayout::Compact)
     }
 
     /// Whether they have entries there after it.
-    pub fn indexed_after(self) -> bool {
+    pub(crate) fn indexed_after(self) -> bool {
         self.after != Some(GraphLayout::Compact)
     }
 
     /// Whether the commit gives a compact graph its `gpos` and `gosp` entries.
-    pub fn converts(self) -> bool {
+    pub(crate) fn converts(self) -> bool {
         self.before == Some(GraphLayout::Compact) && self.after == Some(GraphLayout::Indexed)
     }
 }
@@ -104,7 +104,7 @@ pub(crate) struct LayoutPlan {
 impl LayoutPlan {
     /// Plans the layouts at commit. `is_new` tells the ids the transaction handed out: a graph
     /// named by one cannot exist yet.
-    pub fn new(
+    pub(crate) fn new(
         database: &Database,
         graphs: GraphDeltas<'_>,
         is_new: impl Fn(TermId) -> bool,
@@ -148,7 +148,7 @@ impl LayoutPlan {
     }
 
     /// The change of one graph.
-    pub fn change(&self, graph: TermId) -> LayoutChange {
+    pub(crate) fn change(&self, graph: TermId) -> LayoutChange {
         self.changes.get(&graph).copied().unwrap_or(LayoutChange {
             before: Some(GraphLayout::Indexed),
             after: Some(GraphLayout::Indexed),
@@ -156,7 +156,7 @@ impl LayoutPlan {
     }
 
     /// Graphs the commit gives their `gpos` and `gosp` entries.
-    pub fn conversions(&self) -> impl Iterator<Item = TermId> + '_ {
+    pub(crate) fn conversions(&self) -> impl Iterator<Item = TermId> + '_ {
         self.changes
             .iter()
             .filter(|(_, c)| c.converts())
@@ -165,7 +165,7 @@ impl LayoutPlan {
 
     /// Graphs whose `graphs` entry the commit writes, with its value: the created ones and the
     /// converted ones.
-    pub fn entries(&self) -> impl Iterator<Item = (TermId, GraphLayout)> + '_ {
+    pub(crate) fn entries(&self) -> impl Iterator<Item = (TermId, GraphLayout)> + '_ {
         self.changes
             .iter()
             .filter_map(|(g, c)| match (c.before, c.after) {

@@ -2,6 +2,6 @@
 
 pub(crate) mod layout;
 pub(crate) mod overlay;
-pub mod reader;
-pub mod walk;
-pub mod writer;
+pub(crate) mod reader;
+pub(crate) mod walk;
+pub(crate) mod writer;

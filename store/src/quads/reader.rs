@@ -45,11 +45,11 @@ type IdleIterators<'a> = [Vec<DBRawIterator<'a>>; 12];
 
 /// The longest string a query may compute (`CONCAT`, `REPLACE`, `GROUP_CONCAT`…): a query of
 /// one kilobyte doubling a string thirty times would otherwise ask for gigabytes.
-pub const MAX_COMPUTED_TERM_BYTES: usize = 16 << 20;
+pub(crate) const MAX_COMPUTED_TERM_BYTES: usize = 16 << 20;
 
 /// The bytes of all the terms one query computes and keeps (each is held for the query's
 /// life, so that its id stays valid).
-pub const MAX_COMPUTED_BYTES: usize = 256 << 20;
+pub(crate) const MAX_COMPUTED_BYTES: usize = 256 << 20;
 
 #[derive(Default)]
 struct ReaderCache {

@@ -18,7 +18,7 @@ use rocksdb::DBRawIterator;
 
 /// Keys stepped over in sequence before a seek is used instead (a seek costs about as much
 /// as reading this many keys in sequence).
-pub const STEPS_BEFORE_SEEK: usize = 16;
+pub(crate) const STEPS_BEFORE_SEEK: usize = 16;
 
 /// Which position of the quads the walked terms fill.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -28,14 +28,14 @@ const CLOCK_EVERY: usize = 4096;
 
 /// The time budget of one description.
 #[derive(Debug, Clone, Copy)]
-pub struct Deadline {
+pub(super) struct Deadline {
     at: Instant,
     budget: Duration,
 }
 
 impl Deadline {
     /// A deadline `budget` from now.
-    pub fn after(budget: Duration) -> Self {
+    pub(super) fn after(budget: Duration) -> Self {
         Self {
             at: Instant::now() + budget,
             budget,
@@ -51,7 +51,7 @@ impl Deadline {
 }
 
 /// One page of an entity's document.
-pub struct DescribedPage {
+pub(super) struct DescribedPage {
     /// The entity's own statements on this page.
     pub own: Vec<Quad>,
     /// Statements of its blank nodes on this page.
@@ -68,7 +68,7 @@ pub struct DescribedPage {
 
 impl DescribedPage {
     /// Every quad of the page, in document order.
-    pub fn quads(&self) -> impl Iterator<Item = &Quad> {
+    pub(super) fn quads(&self) -> impl Iterator<Item = &Quad> {
         self.own.iter().chain(&self.blank).chain(&self.incoming)
     }
 }
@@ -85,7 +85,7 @@ fn is_blank(id: TermId) -> bool {
 /// Reads page `page` (from 1) of the document of `entity`. With `count_incoming`, the whole
 /// incoming range is scanned to count links per predicate; otherwise the scan stops at the
 /// end of the page.
-pub fn describe(
+pub(super) fn describe(
     reader: &Reader<'_>,
     entity: TermId,
     page: u64,
@@ -191,7 +191,7 @@ pub fn describe(
 
 /// What the HTML page needs beyond the quads: labels, which IRIs have pages, usage, graphs.
 /// Labels and "has a page" come from the cache when this commit's are there.
-pub fn page_data(
+pub(super) fn page_data(
     reader: &Reader<'_>,
     entity: (TermId, NamedNode),
     mut described: DescribedPage,
@@ -272,7 +272,7 @@ pub fn page_data(
 }
 
 /// The ids of the label properties the store knows, cached per commit.
-pub fn label_property_ids(
+pub(super) fn label_property_ids(
     reader: &Reader<'_>,
     label_properties: &[String],
     cache: &PageCache,
@@ -293,7 +293,7 @@ pub fn label_property_ids(
 }
 
 /// The literal values of each label property of one resource, in property order.
-pub fn labels_of(
+pub(super) fn labels_of(
     reader: &Reader<'_>,
     id: TermId,
     properties: &[TermId],

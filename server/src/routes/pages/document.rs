@@ -20,7 +20,7 @@ use std::sync::Arc;
 use std::time::{Duration, UNIX_EPOCH};
 
 /// One request for an entity document.
-pub struct DocumentRequest {
+pub(super) struct DocumentRequest {
     /// IRIs the request may name, tried in order.
     pub candidates: Vec<String>,
     /// What to answer with.

@@ -21,11 +21,11 @@ use oxrdf::{NamedNode, Quad};
 use rustc_hash::FxHashSet;
 
 /// Resources of one hash document described or listed at most.
-pub const MAX_RESOURCES: usize = 1_000;
+pub(super) const MAX_RESOURCES: usize = 1_000;
 
 /// A document and the resources it describes: itself if the store describes it, then its
 /// hash IRIs (at most [`MAX_RESOURCES`] of them, plus one to tell that there are more).
-pub struct HashDocument {
+pub(super) struct HashDocument {
     /// The document IRI.
     pub iri: NamedNode,
     /// Its resources, in IRI order.
@@ -35,7 +35,7 @@ pub struct HashDocument {
 impl HashDocument {
     /// The document `iri` if the store holds hash IRIs `{iri}#…`, with `entity` (the id of
     /// `iri` itself, when the store describes it) first.
-    pub fn of(
+    pub(super) fn of(
         reader: &Reader<'_>,
         iri: NamedNode,
         entity: Option<TermId>,
@@ -56,7 +56,10 @@ impl HashDocument {
 }
 
 /// The first candidate that is the document of some hash IRIs of the store.
-pub fn find(reader: &Reader<'_>, candidates: &[String]) -> Result<Option<HashDocument>, ApiError> {
+pub(super) fn find(
+    reader: &Reader<'_>,
+    candidates: &[String],
+) -> Result<Option<HashDocument>, ApiError> {
     for iri in candidates
         .iter()
         .filter_map(|c| NamedNode::new(c.as_str()).ok())
@@ -70,7 +73,10 @@ pub fn find(reader: &Reader<'_>, candidates: &[String]) -> Result<Option<HashDoc
 
 /// Whether some candidate is the document of hash IRIs of the store: one probe each, where
 /// [`find`] reads the IRIs too.
-pub fn any_has_resources(reader: &Reader<'_>, candidates: &[String]) -> Result<bool, ApiError> {
+pub(super) fn any_has_resources(
+    reader: &Reader<'_>,
+    candidates: &[String],
+) -> Result<bool, ApiError> {
     for iri in candidates
         .iter()
         .filter_map(|c| NamedNode::new(c.as_str()).ok())
@@ -83,7 +89,7 @@ pub fn any_has_resources(reader: &Reader<'_>, candidates: &[String]) -> Result<b
 }
 
 /// Whether the store holds hash IRIs `{iri}#…`.
-pub fn has_resources(reader: &Reader<'_>, iri: &NamedNode) -> Result<bool, ApiError> {
+pub(super) fn has_resources(reader: &Reader<'_>, iri: &NamedNode) -> Result<bool, ApiError> {
     Ok(!iri.as_str().contains('#')
         && !reader
             .hash_iris(iri.as_str(), 1)
@@ -93,7 +99,7 @@ pub fn has_resources(reader: &Reader<'_>, iri: &NamedNode) -> Result<bool, ApiEr
 
 /// The list entries of the hash IRIs of `iri` (none if it has none), and whether there are
 /// more than listed.
-pub fn entries(
+pub(super) fn entries(
     reader: &Reader<'_>,
     iri: &NamedNode,
     context: &Context,
@@ -117,7 +123,7 @@ pub fn entries(
 }
 
 /// Answers a request for a hash document.
-pub fn answer(
+pub(super) fn answer(
     reader: &Reader<'_>,
     document: HashDocument,
     request: &DocumentRequest,

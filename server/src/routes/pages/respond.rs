@@ -49,7 +49,7 @@ fn find_entity(
 }
 
 /// What a request's IRIs name in the store.
-pub enum Found {
+pub(super) enum Found {
     /// An entity.
     Entity,
     /// The document of hash IRIs (`{iri}#…`), the IRI itself described or not: answered in
@@ -58,7 +58,7 @@ pub enum Found {
 }
 
 /// What the candidates name; 404 if nothing.
-pub fn ensure_exists(state: &AppState, candidates: &[String]) -> Result<Found, ApiError> {
+pub(super) fn ensure_exists(state: &AppState, candidates: &[String]) -> Result<Found, ApiError> {
     let reader = state.store().reader();
     match find_entity(&reader, candidates) {
         Ok((iri, _, _)) if hash_document::has_resources(&reader, &iri)? => Ok(Found::HashDocument),
@@ -83,7 +83,10 @@ enum Target {
 }
 
 /// Answers a document request.
-pub async fn document(state: &AppState, request: DocumentRequest) -> Result<Response, ApiError> {
+pub(super) async fn document(
+    state: &AppState,
+    request: DocumentRequest,
+) -> Result<Response, ApiError> {
     let _slot = state.page_slot().await?;
     let context = Context {
         settings: state.settings().pages.clone(),

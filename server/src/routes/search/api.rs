@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 use std::time::Instant;
 
 /// `GET /api/search?q=&class=&lang=&graph=&limit=&offset=`.
-pub async fn search(
+pub(super) async fn search(
     State(state): State<AppState>,
     headers: HeaderMap,
     RawQuery(raw): RawQuery,
@@ -71,7 +71,7 @@ async fn search_value(
 }
 
 /// `GET /api/autocomplete?q=&class=&lang=&limit=`.
-pub async fn autocomplete(
+pub(super) async fn autocomplete(
     State(state): State<AppState>,
     headers: HeaderMap,
     RawQuery(raw): RawQuery,

@@ -19,7 +19,7 @@ use serde_json::json;
 const DBPEDIA_ONTOLOGY: &str = "http://dbpedia.org/ontology/";
 
 /// `GET /api/search/KeywordSearch`.
-pub async fn keyword_search(
+pub(super) async fn keyword_search(
     State(state): State<AppState>,
     headers: HeaderMap,
     RawQuery(raw): RawQuery,
@@ -28,7 +28,7 @@ pub async fn keyword_search(
 }
 
 /// `GET /api/search/PrefixSearch`.
-pub async fn prefix_search(
+pub(super) async fn prefix_search(
     State(state): State<AppState>,
     headers: HeaderMap,
     RawQuery(raw): RawQuery,

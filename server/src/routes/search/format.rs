@@ -180,7 +180,7 @@ fn xml_name(key: &str) -> String {
 }
 
 /// Escapes text for element content and attribute values.
-pub fn escape_into(text: &str, out: &mut String) {
+pub(super) fn escape_into(text: &str, out: &mut String) {
     for c in text.chars() {
         match c {
             '<' => out.push_str("&lt;"),

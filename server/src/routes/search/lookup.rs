@@ -17,7 +17,7 @@ use serde_json::{json, Value};
 use std::time::Duration;
 
 /// Prefixes expanded in `q=` (`foaf:Per` → `http://xmlns.com/foaf/0.1/Per`).
-pub const KNOWN_PREFIXES: [(&str, &str); 22] = [
+pub(crate) const KNOWN_PREFIXES: [(&str, &str); 22] = [
     ("rdf", "http://www.w3.org/1999/02/22-rdf-syntax-ns#"),
     ("rdfs", "http://www.w3.org/2000/01/rdf-schema#"),
     ("owl", "http://www.w3.org/2002/07/owl#"),
@@ -51,7 +51,7 @@ const CANDIDATES: usize = 20;
 const TEXT_POOL: usize = 100;
 
 /// `GET /api/lookup?uri=` or `?q=`.
-pub async fn lookup(
+pub(crate) async fn lookup(
     State(state): State<AppState>,
     headers: HeaderMap,
     RawQuery(raw): RawQuery,

@@ -86,7 +86,7 @@ impl Params {
 }
 
 /// A 400 naming the parameter.
-pub fn bad(name: &'static str, message: &str) -> ApiError {
+pub(super) fn bad(name: &'static str, message: &str) -> ApiError {
     ApiError::BadParameter {
         name,
         message: message.to_owned(),
@@ -95,7 +95,7 @@ pub fn bad(name: &'static str, message: &str) -> ApiError {
 
 /// The preferred languages: `lang=` (comma-separated) if given, else `Accept-Language` by
 /// quality; language ranges of `*` are skipped.
-pub fn languages(params: &Params, headers: &HeaderMap) -> Result<Vec<String>, ApiError> {
+pub(super) fn languages(params: &Params, headers: &HeaderMap) -> Result<Vec<String>, ApiError> {
     let valid = |tag: &str| {
         !tag.is_empty()
             && tag.len() <= 35

@@ -46,7 +46,7 @@ fn scan(
 
 /// Where a term is used in one graph.
 #[derive(Debug, Clone)]
-pub struct GraphUse {
+pub(crate) struct GraphUse {
     /// The graph; `None` for the default graph.
     pub graph: Option<Term>,
     /// Subject, predicate and object positions the term fills there.
@@ -55,7 +55,7 @@ pub struct GraphUse {
 
 /// A term with a count (a predicate and the quads using it).
 #[derive(Debug, Clone)]
-pub struct Counted {
+pub(crate) struct Counted {
     /// The term.
     pub term: Term,
     /// How often.
@@ -64,7 +64,7 @@ pub struct Counted {
 
 /// An `owl:sameAs` partner and its own usage.
 #[derive(Debug, Clone)]
-pub struct Partner {
+pub(crate) struct Partner {
     /// The partner.
     pub term: Term,
     /// Its usage counters.
@@ -73,7 +73,7 @@ pub struct Partner {
 
 /// The usage statistics of one term, as `/api/lookup?uri=` and the `/lookup` page show them.
 #[derive(Debug, Clone)]
-pub struct UsageReport {
+pub(crate) struct UsageReport {
     /// The store's exact counters.
     pub usage: TermUsage,
     /// The graphs using the term most, at most [`TOP`].
@@ -137,7 +137,7 @@ fn usage_json(usage: &TermUsage) -> Value {
 
 impl UsageReport {
     /// The statistics of a known term.
-    pub fn read(reader: &Reader<'_>, id: TermId) -> Result<Self, StoreError> {
+    pub(crate) fn read(reader: &Reader<'_>, id: TermId) -> Result<Self, StoreError> {
         let usage = reader.usage(id)?;
         let graphs = reader
             .term_graphs(id, TOP)?
@@ -188,7 +188,7 @@ impl UsageReport {
     }
 
     /// The JSON of `/api/lookup?uri=` (without the fields naming the term itself).
-    pub fn to_json(&self) -> Value {
+    pub(crate) fn to_json(&self) -> Value {
         let counted = |list: &[Counted]| -> Vec<Value> {
             list.iter()
                 .map(|c| json!({ "predicate": term_json(Some(&c.term)), "count": c.count }))

@@ -17,7 +17,7 @@ use std::time::Duration;
 const PAGE_LANGUAGES: [&str; 1] = ["en"];
 
 /// The names of the terms of one page, read from one snapshot.
-pub struct Names<'r, 's> {
+pub(super) struct Names<'r, 's> {
     reader: &'r Reader<'s>,
     index: Option<&'r TextIndex>,
     prefixes: &'r Prefixes,
@@ -27,7 +27,7 @@ pub struct Names<'r, 's> {
 
 impl<'r, 's> Names<'r, 's> {
     /// Names from `reader`'s snapshot, with labels from `index` when there is one.
-    pub fn new(
+    pub(super) fn new(
         reader: &'r Reader<'s>,
         index: Option<&'r TextIndex>,
         prefixes: &'r Prefixes,
@@ -42,12 +42,12 @@ impl<'r, 's> Names<'r, 's> {
     }
 
     /// The languages labels are chosen in.
-    pub fn languages(&self) -> &[String] {
+    pub(super) fn languages(&self) -> &[String] {
         &self.langs
     }
 
     /// The name of an IRI.
-    pub fn iri(&mut self, iri: &str) -> Result<String, ApiError> {
+    pub(super) fn iri(&mut self, iri: &str) -> Result<String, ApiError> {
         if let Some(name) = self.known.get(iri) {
             return Ok(name.clone());
         }
@@ -68,7 +68,7 @@ impl<'r, 's> Names<'r, 's> {
     }
 
     /// The name of any term: an IRI's as [`Names::iri`], a literal's lexical form.
-    pub fn term(&mut self, term: &Term) -> Result<String, ApiError> {
+    pub(super) fn term(&mut self, term: &Term) -> Result<String, ApiError> {
         match term {
             Term::NamedNode(n) => self.iri(n.as_str()),
             Term::Literal(l) => Ok(l.value().to_owned()),
@@ -79,7 +79,7 @@ impl<'r, 's> Names<'r, 's> {
     /// The text index's summaries (label, classes, snippet for `words`) of entities, in
     /// their order; `None` for a term that is not an entity of the index, and for every term
     /// when there is no index.
-    pub fn summaries(
+    pub(super) fn summaries(
         &self,
         entities: &[Term],
         words: Option<&str>,
