@@ -94,6 +94,8 @@ pub(crate) fn run(
                 }
                 times.sort();
                 let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+                // `q` is in 0..=1, so the rounded rank is at most the last index.
+                #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
                 let at = |q: f64| times[((times.len() - 1) as f64 * q).round() as usize];
                 println!(
                     "{:<6} {:>5} {:<14} {:>4} {:>9.1} {:>9.1} {:>9.1} {:>8.0}%",

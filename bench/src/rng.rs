@@ -26,7 +26,10 @@ impl Rng {
 
     /// A number in `0..n` (`n` > 0).
     pub(crate) fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n.max(1) as u64) as usize
+        // The remainder is below `n`, a `usize`, so it fits.
+        #[allow(clippy::cast_possible_truncation)]
+        let below = (self.next_u64() % n.max(1) as u64) as usize;
+        below
     }
 
     /// One element of a non-empty slice.

@@ -149,7 +149,7 @@ fn sample_labels(store: &Store, n: usize) -> anyhow::Result<Vec<String>> {
     let Some(label) = reader.term_id(label.into())? else {
         return Ok(Vec::new());
     };
-    let total = reader.usage(label)?.as_predicate as usize;
+    let total = usize::try_from(reader.usage(label)?.as_predicate).unwrap_or(usize::MAX);
     let stride = (total / n.max(1)).max(1);
     let mut out = Vec::with_capacity(n);
     for quad in reader
@@ -166,6 +166,8 @@ fn sample_labels(store: &Store, n: usize) -> anyhow::Result<Vec<String>> {
 fn report(name: &str, times: &mut [Duration]) {
     times.sort_unstable();
     let at = |q: f64| {
+        // `as` saturates, and `get` checks the index.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
         let i = ((times.len() as f64 - 1.0) * q).round() as usize;
         times.get(i).map_or(0.0, |d| d.as_secs_f64() * 1000.0)
     };

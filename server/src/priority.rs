@@ -192,6 +192,8 @@ struct WriteThread {
 impl WriteThread {
     fn start(name: &str, nice: Nice) -> Self {
         let (jobs, queue) = mpsc::channel::<Job>();
+        // At startup, like `std::thread::spawn`: no request can make it fail (`# Panics` above).
+        #[allow(clippy::expect_used)]
         std::thread::Builder::new()
             .name(name.into())
             .stack_size(STACK_BYTES)

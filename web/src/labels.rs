@@ -134,7 +134,12 @@ fn parse_quality(text: &str) -> Option<u16> {
     let value: f32 = text.trim().parse().ok()?;
     (0.0..=1.0)
         .contains(&value)
-        .then(|| (value * 1000.0).round() as u16)
+        // Checked to be in 0..=1 above, so the thousandths fit a `u16`.
+        .then(|| {
+            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+            let thousandths = (value * 1000.0).round() as u16;
+            thousandths
+        })
 }
 
 /// The labels of one resource, by label property (in the order of [`LabelSettings`]).

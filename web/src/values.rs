@@ -138,6 +138,7 @@ impl Render<'_> {
                     }
                 }
             }
+            // oxrdf's quoted-triple term, present only with its `rdf-12` feature.
             #[allow(unreachable_patterns)]
             _ => view.text = object.to_string(),
         }

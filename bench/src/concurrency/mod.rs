@@ -157,6 +157,8 @@ fn percentile(sorted: &[Duration], p: f64) -> f64 {
     if sorted.is_empty() {
         return 0.0;
     }
+    // `as` saturates, and the index is clamped to the slice below.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     let index = ((sorted.len() as f64 - 1.0) * p).round() as usize;
     sorted[index.min(sorted.len() - 1)].as_secs_f64() * 1000.0
 }

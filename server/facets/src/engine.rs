@@ -157,6 +157,7 @@ impl FacetEngine {
             let (count, score) = if view.kind == ViewKind::Entities {
                 (None, Some(figure))
             } else {
+                // The figures of the counting views are whole counts made from `u64`s.
                 #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
                 (Some(figure as u64), None)
             };

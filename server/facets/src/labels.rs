@@ -58,6 +58,7 @@ impl Labels {
             Term::NamedNode(n) => local_name(n.as_str()).to_owned(),
             Term::BlankNode(b) => format!("_:{}", b.as_str()),
             Term::Literal(l) => l.value().to_owned(),
+            // oxrdf's quoted-triple term, present only with its `rdf-12` feature.
             #[allow(unreachable_patterns)]
             _ => term.to_string(),
         })

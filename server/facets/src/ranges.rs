@@ -318,9 +318,7 @@ fn numeric_cuts(
         if !span.is_finite() || span <= 0.0 {
             return None;
         }
-        #[allow(clippy::cast_precision_loss)]
         let step = span / n as f64;
-        #[allow(clippy::cast_precision_loss)]
         let mut cuts: Vec<Literal> = (0..n)
             .map(|i| double_literal(lo + step * i as f64))
             .collect();

@@ -54,6 +54,7 @@ pub fn term_json(term: &Term) -> Value {
             }
             v
         }
+        // oxrdf's quoted-triple term, present only with its `rdf-12` feature.
         #[allow(unreachable_patterns)]
         _ => json!({"type": "unknown", "value": term.to_string()}),
     }

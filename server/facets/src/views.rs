@@ -92,14 +92,12 @@ fn count_objects(
     for (_, object) in pairs {
         *counts.entry(object).or_default() += 1;
     }
-    #[allow(clippy::cast_precision_loss)]
     let rows = counts.into_iter().map(|(k, c)| (k, c as f64)).collect();
     Ok((rows, complete))
 }
 
 /// Counts as rows.
 fn rows_of((counts, complete): walks::Counted) -> (Vec<(TermId, f64)>, bool) {
-    #[allow(clippy::cast_precision_loss)]
     let rows = counts.into_iter().map(|(k, c)| (k, c as f64)).collect();
     (rows, complete)
 }
@@ -119,7 +117,6 @@ fn rank_entities(
     members.dedup();
     let (refs, complete) =
         walks::in_degrees(reader, &members, walks::parts_for(members.len()), ticker)?;
-    #[allow(clippy::cast_precision_loss)]
     let rows = members
         .into_iter()
         .map(|x| {

@@ -41,6 +41,7 @@ fn term_attributes(term: &Term) -> Vec<(&'static str, String)> {
                 ("datatype", l.datatype().as_str().into()),
             ],
         },
+        // oxrdf's quoted-triple term, present only with its `rdf-12` feature.
         #[allow(unreachable_patterns)]
         _ => Vec::new(),
     }
@@ -51,6 +52,7 @@ fn term_text(term: &Term) -> String {
         Term::NamedNode(n) => n.as_str().to_owned(),
         Term::BlankNode(b) => b.as_str().to_owned(),
         Term::Literal(l) => l.value().to_owned(),
+        // oxrdf's quoted-triple term, present only with its `rdf-12` feature.
         #[allow(unreachable_patterns)]
         _ => term.to_string(),
     }

@@ -207,6 +207,7 @@ pub(crate) fn encode_term_bytes(term: TermRef<'_>, out: &mut Vec<u8>) {
             }
             out.extend_from_slice(l.value().as_bytes());
         }
+        // oxrdf's quoted-triple term, present only with its `rdf-12` feature.
         #[allow(unreachable_patterns)]
         _ => out.push(b'?'),
     }

@@ -433,6 +433,7 @@ impl<'a> Reader<'a> {
             Term::NamedNode(n) => n.into(),
             Term::BlankNode(b) => b.into(),
             Term::Literal(_) => return Err(CorruptionError::msg("literal subject").into()),
+            // oxrdf's quoted-triple term, present only with its `rdf-12` feature.
             #[allow(unreachable_patterns)]
             _ => return Err(CorruptionError::msg("unsupported subject").into()),
         };

@@ -82,6 +82,7 @@ fn apply(
                 let object: Term = match &quad.object {
                     spargebra::term::GroundTerm::NamedNode(n) => n.clone().into(),
                     spargebra::term::GroundTerm::Literal(l) => l.clone().into(),
+                    // spargebra's quoted-triple term, present only with its `sparql-12` feature.
                     #[allow(unreachable_patterns)]
                     _ => continue,
                 };

@@ -139,7 +139,7 @@ fn change_log_lists_the_subjects_of_every_commit_in_order() {
         for ChangeBatch { sequence, subjects } in &log {
             assert_eq!(
                 subjects,
-                &expected[*sequence as usize - 1],
+                &expected[usize::try_from(*sequence).unwrap() - 1],
                 "subjects of commit {sequence}"
             );
         }

@@ -71,7 +71,12 @@ fn reader(store: &Store, done: &AtomicBool, checked: &AtomicUsize) {
             .into_iter()
             .map(|g| reader.quads_for_pattern(None, None, None, Some(g)).count())
             .sum();
-        let seen = [counts.quads as usize, by_subject, by_predicate, by_graph];
+        let seen = [
+            usize::try_from(counts.quads).unwrap(),
+            by_subject,
+            by_predicate,
+            by_graph,
+        ];
         assert_eq!(
             seen, [QUADS; 4],
             "counter, SPOG, POSG and GSPO views of one snapshot"

@@ -171,7 +171,7 @@ impl Seeded {
         self.0 ^= self.0 << 13;
         self.0 ^= self.0 >> 7;
         self.0 ^= self.0 << 17;
-        (self.0 % n as u64) as usize
+        usize::try_from(self.0 % n as u64).unwrap()
     }
 }
 

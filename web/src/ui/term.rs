@@ -51,6 +51,7 @@ impl Cell {
                     note,
                 }
             }
+            // oxrdf's quoted-triple term, present only with its `rdf-12` feature.
             #[allow(unreachable_patterns)]
             other => Self::Triple(other.to_string()),
         }

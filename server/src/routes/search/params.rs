@@ -124,6 +124,8 @@ pub(super) fn languages(params: &Params, headers: &HeaderMap) -> Result<Vec<Stri
                 .find_map(|p| p.trim().strip_prefix("q="))
                 .and_then(|q| q.trim().parse::<f32>().ok())
                 .unwrap_or(1.0);
+            // Clamped to 0..=1000 (NaN becomes 0 and is dropped below), so it fits a `u16`.
+            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
             let thousandths = (quality.clamp(0.0, 1.0) * 1000.0) as u16;
             (valid(tag) && thousandths > 0).then(|| (thousandths, i, tag.to_owned()))
         })

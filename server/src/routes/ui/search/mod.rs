@@ -121,6 +121,7 @@ fn results(
             Term::NamedNode(n) => n.as_str().to_owned(),
             other => other.to_string(),
         };
+        // Clamped to 0..=100, so it fits a `u32`.
         #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
         let rank = match (row.score, best > 0.0) {
             (Some(score), true) => (score / best * 100.0).round().clamp(0.0, 100.0) as u32,
