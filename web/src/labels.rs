@@ -2,7 +2,7 @@
 //!
 //! A [`LanguageChain`] lists the languages a reader prefers, most wanted first: the `?lang=`
 //! parameter, then the `Accept-Language` header (by quality), then the configured default.
-//! [`LabelSettings::best_label`] walks the chain for each label property in order of priority;
+//! [`Labels::best`] walks the chain for each label property in order of priority;
 //! a literal without language comes after the chain, and any other label after that, so a
 //! resource with a label always shows one.
 

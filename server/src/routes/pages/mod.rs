@@ -8,7 +8,7 @@
 //! - `GET /describe?uri=IRI[&format=]`: the same for any IRI of the store.
 //!
 //! An IRI the store does not describe but that is the document of hash IRIs (`{iri}#…`)
-//! answers with those resources (see [`hash_document`]), at `/resource/…` in place.
+//! answers with those resources (see `hash_document`), at `/resource/…` in place.
 //!
 //! Every route takes `page=` (documents longer than one page are paged, with `Link:
 //! rel="next"`), `lang=` (label languages), `format=` (overrides `Accept`). Responses carry
