@@ -80,6 +80,7 @@ impl<'a> Reader<'a> {
     }
 
     fn cf(&self, table: Table) -> &'a ColumnFamily {
+        // Every table is created at open, so a missing handle is a programming error.
         #[allow(clippy::expect_used)]
         self.db
             .cf_handle(table.name())
