@@ -6,7 +6,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use lodestone_server::extract::{nesting, tree_depth};
+use lodestone_server::extract::{nesting, parse, tree_depth};
 use lodestone_server::priority::STACK_BYTES;
 use lodestone_store::sparql::{
     evaluate_query, CancellationToken, DatasetOverride, QueryOptions, QueryResults, SparqlParser,
@@ -75,9 +75,9 @@ fuzz_target!(|data: &[u8]| {
             let Ok(query) = SparqlParser::new().parse_query(&text) else {
                 return;
             };
-            if tree_depth::check_query(&query).is_err() {
+            let Ok(shape) = tree_depth::check_query(&query) else {
                 return;
-            }
+            };
             let token = CancellationToken::new().with_memory_limit(16 << 20);
             let timer = {
                 let token = token.clone();
@@ -87,7 +87,8 @@ fuzz_target!(|data: &[u8]| {
                 })
             };
             let reader = store.reader();
-            let options = QueryOptions::default().with_cancellation(token);
+            let options =
+                parse::options_for(shape.optimizable(), QueryOptions::default()).with_cancellation(token);
             if let Ok(QueryResults::Solutions(solutions)) =
                 evaluate_query(&reader, &query, &DatasetOverride::default(), &options)
             {

@@ -564,6 +564,47 @@ fn queries_past_their_memory_are_stopped() {
     }
 }
 
+/// A pattern of hundreds of triple patterns or path steps (found by the `sparql_shapes` fuzz
+/// target: a 12 KB path of 967 steps) is evaluated without the optimizer, whose planning time
+/// grows with the cube of its size and cannot be cancelled: it is stopped at its budget and
+/// its slot is free at once, instead of holding a core for minutes after its 503.
+#[test]
+fn huge_patterns_are_stopped_by_their_budget() {
+    let _serial = serial();
+    let server = TestServer::with_data(
+        settings().with_query_timeout(Duration::from_secs(2)),
+        &format!("<{EX}s> <{EX}p> <{EX}o> ."),
+    );
+    let p = format!("<{EX}p>");
+    let path = format!(
+        "SELECT * WHERE {{ ?s {} ?o }}",
+        vec![p.as_str(); 960].join("/")
+    );
+    let triples: String = (0..960)
+        .map(|i| format!("?v{i} {p} ?v{} . ", i + 1))
+        .collect();
+    for (what, query) in [
+        ("path", path),
+        ("triples", format!("SELECT * WHERE {{ {triples} }}")),
+    ] {
+        let start = Instant::now();
+        let response = post(&server, "application/sparql-query", query);
+        let status = response.status().as_u16();
+        let _ = response.bytes();
+        assert!(status == 200 || status == 503, "{what}: {status}");
+        assert!(
+            start.elapsed() < Duration::from_secs(4),
+            "{what}: answered after {:?}",
+            start.elapsed()
+        );
+        assert!(
+            server.wait_in_flight(0, Duration::from_secs(2)),
+            "{what}: the slot is still taken"
+        );
+    }
+    assert_healthy(&server, "huge patterns");
+}
+
 /// An update whose WHERE holds more than a query may is stopped with `too_large` and changes
 /// nothing: partial solutions are never committed. The browser's SPARQL page has the same
 /// limit as the endpoint.

@@ -17,7 +17,7 @@ use super::nesting::check_text;
 use super::tree_depth;
 use crate::error::ApiError;
 use crate::state::AppState;
-use lodestone_store::sparql::{Query, SparqlParser, Update};
+use lodestone_store::sparql::{Query, QueryOptions, SparqlParser, Update};
 
 /// The parser, with the configured base IRI.
 pub fn parser(state: &AppState) -> Result<SparqlParser, ApiError> {
@@ -38,6 +38,18 @@ pub struct Parsed<T> {
     pub tree: T,
     /// The memory the tree was estimated to take, held from the shared budget.
     pub share: BodyShare,
+    /// Whether the optimizer may plan it ([`tree_depth::TreeShape::optimizable`]).
+    pub optimizable: bool,
+}
+
+/// `options` for evaluating a tree whose shape is `optimizable` or not: a very large pattern
+/// is evaluated as written (see [`tree_depth::MAX_OPTIMIZED_PATTERNS`]).
+pub fn options_for(optimizable: bool, options: QueryOptions) -> QueryOptions {
+    if optimizable {
+        options
+    } else {
+        options.without_optimizations()
+    }
 }
 
 /// Parses a query a client sent.
@@ -46,8 +58,8 @@ pub async fn query(state: &AppState, text: &str) -> Result<Parsed<Query>, ApiErr
         let query = parser
             .parse_query(text)
             .map_err(|e| ApiError::QuerySyntax(e.to_string()))?;
-        tree_depth::check_query(&query)?;
-        Ok(query)
+        let shape = tree_depth::check_query(&query)?;
+        Ok((query, shape.optimizable()))
     })
     .await
 }
@@ -58,8 +70,8 @@ pub async fn update(state: &AppState, text: &str) -> Result<Parsed<Update>, ApiE
         let update = parser
             .parse_update(text)
             .map_err(|e| ApiError::UpdateSyntax(e.to_string()))?;
-        tree_depth::check_update(&update)?;
-        Ok(update)
+        let shape = tree_depth::check_update(&update)?;
+        Ok((update, shape.optimizable()))
     })
     .await
 }
@@ -69,15 +81,19 @@ pub async fn update(state: &AppState, text: &str) -> Result<Parsed<Update>, ApiE
 async fn parse<T: Send + 'static>(
     state: &AppState,
     text: &str,
-    parse: fn(SparqlParser, &str) -> Result<T, ApiError>,
+    parse: fn(SparqlParser, &str) -> Result<(T, bool), ApiError>,
 ) -> Result<Parsed<T>, ApiError> {
     let shape = check_text(text)?;
     let share = state.body_budget().take(shape.tree_bytes())?;
     let parser = parser(state)?;
     let text = text.to_owned();
-    let tree = state
+    let (tree, optimizable) = state
         .spawn_read(move || parse(parser, &text))
         .await
         .map_err(|e| ApiError::Internal(format!("the parsing task failed: {e}")))??;
-    Ok(Parsed { tree, share })
+    Ok(Parsed {
+        tree,
+        share,
+        optimizable,
+    })
 }

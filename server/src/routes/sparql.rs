@@ -78,7 +78,11 @@ impl AnswerFormat {
 }
 
 async fn query(state: AppState, request: SparqlRequest, text: &str) -> Result<Response, ApiError> {
-    let parse::Parsed { tree: query, share } = parse::query(&state, text).await?;
+    let parse::Parsed {
+        tree: query,
+        share,
+        optimizable,
+    } = parse::query(&state, text).await?;
     let format = match &query {
         Query::Select { .. } | Query::Ask { .. } => {
             AnswerFormat::Results(negotiate(&request, results::choose)?)
@@ -96,7 +100,7 @@ async fn query(state: AppState, request: SparqlRequest, text: &str) -> Result<Re
         named_graphs: request.named_graphs,
     };
     let store = state.store().clone();
-    let options = state.query_options();
+    let options = parse::options_for(optimizable, state.query_options());
     let cap = state.settings().result_row_cap;
     stream_blocking(
         &state,
@@ -166,6 +170,7 @@ async fn update(state: AppState, request: SparqlRequest, text: &str) -> Result<R
     let parse::Parsed {
         tree: mut update,
         share,
+        optimizable,
     } = parse::update(&state, text).await?;
     apply_using(
         &mut update,
@@ -178,7 +183,7 @@ async fn update(state: AppState, request: SparqlRequest, text: &str) -> Result<R
     state.metrics().updates.fetch_add(1, Ordering::Relaxed);
     let store = state.store().clone();
     let settings = state.settings().clone();
-    let query_options = state.query_options();
+    let query_options = parse::options_for(optimizable, state.query_options());
     run_write(&state, permit, budget, text.len(), move |token| {
         let _tree_share = share;
         let options = UpdateOptions {

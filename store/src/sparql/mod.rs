@@ -32,6 +32,10 @@ pub struct QueryOptions {
     pub functions: Vec<(NamedNode, CustomFunction)>,
     /// Where `SERVICE` blocks are evaluated; `None` refuses them all.
     pub service: Option<Arc<dyn RemoteEndpoint>>,
+    /// Evaluate the algebra as written, without the optimizer's rewriting and join
+    /// reordering: for very large patterns, whose optimization takes time that grows with
+    /// the cube of their size and cannot be cancelled.
+    pub without_optimizations: bool,
 }
 
 impl QueryOptions {
@@ -53,6 +57,12 @@ impl QueryOptions {
         self
     }
 
+    /// Skips the optimizer (see [`QueryOptions::without_optimizations`]).
+    pub fn without_optimizations(mut self) -> Self {
+        self.without_optimizations = true;
+        self
+    }
+
     /// The endpoint that evaluates `SERVICE` blocks (by default they are refused).
     pub fn with_service(mut self, endpoint: Arc<dyn RemoteEndpoint>) -> Self {
         self.service = Some(endpoint);
@@ -65,6 +75,9 @@ impl QueryOptions {
         for (name, function) in &self.functions {
             let function = Arc::clone(function);
             evaluator = evaluator.with_custom_function(name.clone(), move |args| function(args));
+        }
+        if self.without_optimizations {
+            evaluator = evaluator.without_optimizations();
         }
         match &self.cancellation {
             Some(token) => evaluator.with_cancellation_token(token.clone()),

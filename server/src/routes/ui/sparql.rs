@@ -104,7 +104,11 @@ async fn run(
     text: &str,
     prefixes: Prefixes,
 ) -> Result<(Answer, Duration, Form), ApiError> {
-    let parse::Parsed { tree: query, share } = parse::query(state, text).await?;
+    let parse::Parsed {
+        tree: query,
+        share,
+        optimizable,
+    } = parse::query(state, text).await?;
     let form = match query {
         Query::Select { .. } | Query::Ask { .. } => Form::Results,
         Query::Construct { .. } | Query::Describe { .. } => Form::Graph,
@@ -125,6 +129,7 @@ async fn run(
         let options = QueryOptions::default()
             .with_default_graph_as_union(union)
             .with_cancellation(token.clone());
+        let options = parse::options_for(optimizable, options);
         let answer = evaluate_query(&reader, &query, &dataset, &options)
             .map_err(|e| ApiError::from_store(e, budget))?;
         let answer = tabulate(answer, &prefixes, budget)?;
