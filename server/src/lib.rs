@@ -16,6 +16,7 @@ pub mod error;
 pub mod extract;
 pub mod federation;
 pub mod listener;
+pub mod page_cache;
 pub mod priority;
 pub mod respond;
 pub mod routes;

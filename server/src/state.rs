@@ -42,7 +42,7 @@ struct Inner {
     text_index: OnceLock<Arc<TextIndex>>,
     text_function: OnceLock<(oxrdf::NamedNode, lodestone_store::sparql::CustomFunction)>,
     facets: FacetEngine,
-    page_cache: Arc<crate::routes::pages::cache::PageCache>,
+    page_cache: Arc<crate::page_cache::PageCache>,
     bodies: BodyBudget,
 }
 
@@ -154,7 +154,7 @@ impl AppState {
     }
 
     /// Labels and facts of IRIs shown on entity pages, valid for one commit.
-    pub fn page_cache(&self) -> &Arc<crate::routes::pages::cache::PageCache> {
+    pub fn page_cache(&self) -> &Arc<crate::page_cache::PageCache> {
         &self.inner.page_cache
     }
 

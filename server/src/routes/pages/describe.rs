@@ -8,8 +8,8 @@
 //! Blank nodes reached from the entity are part of its description, so their statements never
 //! count as incoming links.
 
-use super::cache::{PageCache, TermFacts};
 use crate::error::ApiError;
+use crate::page_cache::{PageCache, TermFacts};
 use lodestone_store::{EncodedQuad, Reader, StoreError, TermId, TermKind};
 use lodestone_web::{EntityData, Labels, UsageCounts};
 use oxrdf::{GraphName, NamedNode, Quad, Term, TermRef};

@@ -2,10 +2,10 @@
 //! documents ([`super::hash_document`]): the request, the server context, the serialization
 //! and the headers (`ETag`, `Last-Modified`, `Link`, `Content-Location`, `Vary`).
 
-use super::cache::PageCache;
 use super::describe::{store_error, DescribedPage};
 use crate::error::ApiError;
 use crate::extract::representation::{Representation, REPRESENTATIONS};
+use crate::page_cache::PageCache;
 use crate::respond::results::io_error;
 use crate::settings::PageSettings;
 use axum::body::Body;

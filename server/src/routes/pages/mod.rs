@@ -17,7 +17,6 @@
 //! Paths arrive percent-encoded; the IRI is looked up as written, then percent-decoded, so
 //! IRIs with non-ASCII characters round-trip exactly.
 
-pub mod cache;
 mod describe;
 mod document;
 mod hash_document;
