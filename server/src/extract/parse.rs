@@ -76,12 +76,15 @@ pub async fn update(state: &AppState, text: &str) -> Result<Parsed<Update>, ApiE
     .await
 }
 
+/// A parser run on a blocking-pool thread: the tree, and whether the optimizer may plan it.
+type ParseFn<T> = fn(SparqlParser, &str) -> Result<(T, bool), ApiError>;
+
 /// Checks the text and takes the tree's share of memory, then runs `parse` (which checks the
 /// tree) on a blocking-pool thread.
 async fn parse<T: Send + 'static>(
     state: &AppState,
     text: &str,
-    parse: fn(SparqlParser, &str) -> Result<(T, bool), ApiError>,
+    parse: ParseFn<T>,
 ) -> Result<Parsed<T>, ApiError> {
     let shape = check_text(text)?;
     let share = state.body_budget().take(shape.tree_bytes())?;
