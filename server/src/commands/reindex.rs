@@ -1,23 +1,18 @@
 //! `lodestone reindex`: the text index rebuilt from scratch, with a progress bar.
 
+use super::open_store;
 use crate::cli::ReindexArgs;
 use crate::text_index::index_path;
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use lodestone_indexer::TextIndex;
-use lodestone_store::{Store, StoreOptions};
 use std::io::IsTerminal;
 
 /// Rebuilds the text index from scratch with a progress bar.
 pub(super) fn reindex(args: &ReindexArgs) -> anyhow::Result<()> {
     let settings = crate::config::search_settings(args.config.as_deref())?;
     let args = &args.data;
-    let options = StoreOptions {
-        create_if_missing: false,
-        ..StoreOptions::default()
-    };
-    let store = Store::open(&args.data, options)
-        .with_context(|| format!("cannot open the store at {}", args.data.display()))?;
+    let store = open_store(args, false)?;
     let total = store
         .reader()
         .counts()
@@ -61,6 +56,7 @@ mod tests {
     use super::*;
     use crate::cli::DataArgs;
     use lodestone_indexer::IndexSettings;
+    use lodestone_store::{Store, StoreOptions};
 
     #[test]
     fn reindex_builds_with_the_config_files_settings() {
