@@ -86,8 +86,8 @@ fn documents_without_hash_iris_are_not_found() {
 #[test]
 fn a_described_document_also_covers_its_hash_iris() {
     let server = server();
-    let turtle = get(&server, "/resource/onto", "text/turtle");
-    assert_eq!(turtle.status(), 200, "no redirect for a hash document");
+    let turtle = get(&server, "/data/onto.ttl", "");
+    assert_eq!(turtle.status(), 200);
     let triples = parse_rdf(&turtle.bytes().expect("body"), RdfFormat::Turtle);
     assert_eq!(
         triples.len(),
@@ -114,4 +114,47 @@ fn a_described_document_also_covers_its_hash_iris() {
     // Pages of IRIs without hash IRIs list nothing.
     let alice = get(&server, "/page/alice", "").text().expect("html");
     assert!(!alice.contains("hash-entries"));
+}
+
+/// Nomisma's shape: every concept `…/id/athens` has a node `…/id/athens#provenance`. The
+/// concept is an entity of its own and is redirected like any other (it answered 200 in
+/// place, as if it were only the document of its hash IRIs).
+#[test]
+fn a_used_iri_with_hash_iris_is_redirected() {
+    let data = r#"
+@prefix ex: <http://example.org/resource/> .
+@prefix skos: <http://www.w3.org/2004/02/skos/core#> .
+@prefix dcterms: <http://purl.org/dc/terms/> .
+ex:athens a skos:Concept ; skos:prefLabel "Athens"@en ;
+    dcterms:provenance <http://example.org/resource/athens#provenance> .
+<http://example.org/resource/athens#provenance> dcterms:created "2012-01-01" .
+ex:coin ex:mint ex:sparta .
+<http://example.org/resource/sparta#provenance> dcterms:created "2013-01-01" .
+"#;
+    let server = TestServer::with_data(ServerSettings::default().with_base_iri(BASE), data);
+    for (accept, location) in [
+        ("text/turtle", "/data/athens.ttl"),
+        ("application/n-triples", "/data/athens.nt"),
+        ("text/html", "/page/athens"),
+        // Used only as an object, the IRI is still used.
+        ("text/turtle", "/data/sparta.ttl"),
+    ] {
+        let path = if location.contains("sparta") {
+            "/resource/sparta"
+        } else {
+            "/resource/athens"
+        };
+        let response = get(&server, path, accept);
+        assert_eq!(response.status(), 303, "{path} {accept}");
+        assert_eq!(header(&response, "location"), location, "{path} {accept}");
+    }
+    // The document still covers the hash IRI's statements.
+    let triples = parse_rdf(
+        &get(&server, "/data/athens.nt", "").bytes().expect("body"),
+        RdfFormat::NTriples,
+    );
+    assert_eq!(triples.len(), 4, "{triples:#?}");
+    // An IRI that is only the document of hash IRIs still answers in place.
+    let vocab = TestServer::with_data(ServerSettings::default().with_base_iri(BASE), DATA);
+    assert_eq!(get(&vocab, "/resource/vocab", "text/turtle").status(), 200);
 }

@@ -7,8 +7,9 @@
 //! - `GET /data/{path}.{ext}`: one RDF syntax; `/data/{path}` negotiates among them;
 //! - `GET /describe?uri=IRI[&format=]`: the same for any IRI of the store.
 //!
-//! An IRI the store does not describe but that is the document of hash IRIs (`{iri}#…`)
-//! answers with those resources (see `hash_document`), at `/resource/…` in place.
+//! An IRI the store does not use but that is the document of hash IRIs (`{iri}#…`) answers
+//! with those resources (see `hash_document`), at `/resource/…` in place; an IRI the store
+//! uses is redirected like any other, its RDF documents covering its hash IRIs too.
 //!
 //! Every route takes `page=` (documents longer than one page are paged, with `Link:
 //! rel="next"`), `lang=` (label languages), `format=` (overrides `Accept`). Responses carry
@@ -182,7 +183,8 @@ async fn resource(
     };
     let target = with_page(&target, params.page);
     let in_place = state.settings().pages.resource_in_place
-        // A document of hash IRIs needs no redirect: it is what the client asked for.
+        // A document of hash IRIs whose own IRI is not used needs no redirect: it is what
+        // the client asked for, and no other resource it could be mistaken for.
         || matches!(
             respond::ensure_exists(&state, &document.candidates)?,
             respond::Found::HashDocument

@@ -50,9 +50,10 @@ fn find_entity(
 
 /// What a request's IRIs name in the store.
 pub(super) enum Found {
-    /// An entity.
+    /// An IRI the store uses (hash IRIs `{iri}#…` or not): `/resource` redirects to its
+    /// page or document.
     Entity,
-    /// The document of hash IRIs (`{iri}#…`), the IRI itself described or not: answered in
+    /// The document of hash IRIs (`{iri}#…`) when the IRI itself is not used: answered in
     /// place, it needs no redirect.
     HashDocument,
 }
@@ -61,7 +62,6 @@ pub(super) enum Found {
 pub(super) fn ensure_exists(state: &AppState, candidates: &[String]) -> Result<Found, ApiError> {
     let reader = state.store().reader();
     match find_entity(&reader, candidates) {
-        Ok((iri, _, _)) if hash_document::has_resources(&reader, &iri)? => Ok(Found::HashDocument),
         Ok(_) => Ok(Found::Entity),
         Err(not_found @ ApiError::EntityNotFound(_)) => {
             if hash_document::any_has_resources(&reader, candidates)? {
