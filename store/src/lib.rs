@@ -12,6 +12,7 @@ mod dictionary;
 mod encoding;
 mod error;
 mod hash_iris;
+mod iri_index;
 mod kv;
 pub mod load;
 pub mod model;

@@ -2,7 +2,7 @@
 
 /// Version of the on-disk layout. Bump it whenever a table, key or value encoding changes; a
 /// store written with another version is refused at open rather than misread.
-pub const FORMAT_VERSION: u64 = 3;
+pub const FORMAT_VERSION: u64 = 4;
 
 /// Format 1 lacks the `hash_iris` table, which a read-write open fills from the dictionary.
 pub(crate) const FORMAT_WITHOUT_HASH_IRIS: u64 = 1;
@@ -12,3 +12,9 @@ pub(crate) const FORMAT_WITHOUT_HASH_IRIS: u64 = 1;
 /// as format 3. A build of format 2 refuses a format 3 store, whose compact graphs it would
 /// misread.
 pub(crate) const FORMAT_WITHOUT_COMPACT_GRAPHS: u64 = 2;
+
+/// Format 3 lacks the `iri_index` table (every IRI in sorted order, see `iri_index`), which a
+/// read-write open fills from the dictionary; formats 1 and 2 lack it too. A read-only open
+/// refuses a store without the table. A build of format 3 refuses a format 4 store, whose
+/// index it would not keep up to date.
+pub(crate) const FORMAT_WITHOUT_IRI_INDEX: u64 = 3;

@@ -5,7 +5,8 @@
 //! failing loads (`failures`), lenient loads that skip bad statements and keep the rest
 //! (`lenient`), crashes and reopening (`durability`), bulk loads killed midway
 //! (`killed_loads`), snapshot isolation, space reclamation (`reclaim`), graphs cleared whole
-//! (`whole_graphs`), look-ups on files larger than a cache shard (`lookups`), the change log
+//! (`whole_graphs`), the sorted IRI index (`iri_index`), look-ups on files larger than a
+//! cache shard (`lookups`), the change log
 //! and backups. Shared helpers live in `support` (stores in temporary folders, dumps,
 //! isomorphism) and `oracle` (the model and the checks that compare a store with it).
 //!
@@ -25,6 +26,8 @@ mod durability;
 mod failures;
 #[path = "store/hash_iris.rs"]
 mod hash_iris;
+#[path = "store/iri_index.rs"]
+mod iri_index;
 #[path = "store/isolation.rs"]
 mod isolation;
 #[path = "store/killed_loads.rs"]

@@ -6,7 +6,10 @@ use crate::encoding::BlankNumbering;
 use crate::error::{CorruptionError, StoreError};
 use crate::kv::{meta_key, open_db, StoreOptions, Table};
 use crate::stats::{decode_u64, encode_u64};
-use crate::version::{FORMAT_VERSION, FORMAT_WITHOUT_COMPACT_GRAPHS, FORMAT_WITHOUT_HASH_IRIS};
+use crate::version::{
+    FORMAT_VERSION, FORMAT_WITHOUT_COMPACT_GRAPHS, FORMAT_WITHOUT_HASH_IRIS,
+    FORMAT_WITHOUT_IRI_INDEX,
+};
 use rocksdb::DB;
 use std::path::Path;
 use std::sync::atomic::AtomicU64;
@@ -59,6 +62,14 @@ impl Database {
                     expected: FORMAT_VERSION,
                 });
             }
+            if options.read_only && !tables.iter().any(|t| t == Table::IriIndex.name()) {
+                // A store of format 3 or older: only a read-write open upgrades it.
+                return Err(StoreError::VersionMismatch {
+                    path,
+                    found: FORMAT_WITHOUT_IRI_INDEX,
+                    expected: FORMAT_VERSION,
+                });
+            }
         }
         let db = open_db(&path, &options).map_err(|e| match e {
             // RocksDB allows one process per store: say so plainly.
@@ -81,13 +92,17 @@ impl Database {
         };
         match read_counter(meta_key::VERSION)? {
             Some(FORMAT_VERSION) => {}
-            Some(FORMAT_WITHOUT_COMPACT_GRAPHS) => {
+            // Formats 2 and 3 read as they are (the read-only open checked the IRI index);
+            // a read-write open fills the IRI index and marks the store as the current format.
+            Some(FORMAT_WITHOUT_COMPACT_GRAPHS | FORMAT_WITHOUT_IRI_INDEX) => {
                 if !options.read_only {
+                    crate::iri_index::fill_from_dictionary(&db)?;
                     db.put_cf(meta, meta_key::VERSION, encode_u64(FORMAT_VERSION))?;
                 }
             }
             Some(FORMAT_WITHOUT_HASH_IRIS) if !options.read_only => {
                 crate::hash_iris::fill_from_dictionary(&db)?;
+                crate::iri_index::fill_from_dictionary(&db)?;
                 db.put_cf(meta, meta_key::VERSION, encode_u64(FORMAT_VERSION))?;
             }
             Some(found) => {

@@ -36,11 +36,14 @@ pub(crate) enum Table {
     /// hash of an IRI's document part + the IRI's `TermId` → nothing: the IRIs with a `#`
     /// (see `hash_iris`).
     HashIris,
+    /// `I` + IRI + `TermId` and `L` + folded local name + `TermId` → nothing: every IRI in
+    /// sorted order, for prefix range scans (see `iri_index`).
+    IriIndex,
 }
 
 impl Table {
     /// Every table, in declaration order.
-    pub(crate) const ALL: [Self; 15] = [
+    pub(crate) const ALL: [Self; 16] = [
         Self::IdToTerm,
         Self::TermToId,
         Self::Spog,
@@ -56,6 +59,7 @@ impl Table {
         Self::Changes,
         Self::Meta,
         Self::HashIris,
+        Self::IriIndex,
     ];
 
     /// The column family name.
@@ -76,6 +80,7 @@ impl Table {
             Self::Changes => "changes",
             Self::Meta => "meta",
             Self::HashIris => "hash_iris",
+            Self::IriIndex => "iri_index",
         }
     }
 

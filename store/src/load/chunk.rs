@@ -12,6 +12,7 @@ use crate::dictionary::{decode_ids, encode_ids, is_hashed_key, lookup_key};
 use crate::encoding::{encode_term_bytes, inline_id, EncodedQuad, Permutation, TermId, TermKind};
 use crate::error::StoreError;
 use crate::hash_iris;
+use crate::iri_index;
 use crate::kv::permutation_table;
 use crate::kv::Table;
 use crate::quads::layout::GraphLayout;
@@ -395,6 +396,12 @@ impl<'a> Encoder<'a> {
             .collect();
         hash_keys.sort_unstable();
         batch.write(Table::HashIris, hash_keys.iter().map(|k| (k, [])))?;
+        let mut iri_keys: Vec<Vec<u8>> = new_terms
+            .iter()
+            .flat_map(|(id, bytes)| iri_index::keys_of(bytes, *id))
+            .collect();
+        iri_keys.sort_unstable();
+        batch.write(Table::IriIndex, iri_keys.iter().map(|k| (k, [])))?;
         let mut by_key: Vec<(Vec<u8>, TermId)> = new_terms
             .iter()
             .map(|(id, bytes)| (lookup_key(bytes), *id))

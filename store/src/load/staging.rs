@@ -7,7 +7,7 @@
 //! later chunk reads back are also ingested, as copies, into a staging RocksDB database in the
 //! load's folder, which never compacts; a look-up reads the staged value first and falls back
 //! to the store, which the load leaves unchanged until its commit. The other index orders and
-//! the tables no chunk reads back (`id2term`, `hash_iris`, `changes`) are not staged.
+//! the tables no chunk reads back (`id2term`, `hash_iris`, `iri_index`, `changes`) are not staged.
 //!
 //! The copies cost disk: about a sixth of the quad indexes' files (only `spog` is staged) plus
 //! the counters, until the load's folder is removed.

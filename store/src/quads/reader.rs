@@ -6,6 +6,7 @@ use crate::dictionary::{decode_term, find_id};
 use crate::encoding::{encode_term_bytes, inline_id, EncodedQuad, Permutation, TermId, TermKind};
 use crate::error::{CorruptionError, StoreError};
 use crate::hash_iris;
+use crate::iri_index;
 use crate::kv::{meta_key, permutation_table, Table, QUAD_PREFIX_LEN};
 use crate::quads::layout::GraphLayout;
 use crate::quads::overlay::Overlay;
@@ -589,6 +590,63 @@ impl<'a> Reader<'a> {
         iter.status()?;
         out.sort_by(|a, b| a.1.cmp(&b.1));
         Ok(out)
+    }
+
+    /// The IRIs of the store that start with `start`, in IRI order, at most `limit`: one range
+    /// scan of the IRI index (subjects, predicates, objects and graph names alike).
+    /// Committed state only.
+    pub fn iris_starting_with(
+        &self,
+        start: &str,
+        limit: usize,
+    ) -> Result<Vec<(TermId, oxrdf::NamedNode)>, StoreError> {
+        let mut iter = self.range_iterator(Table::IriIndex, &iri_index::iri_prefix(start));
+        let mut out = Vec::new();
+        while let (Some(key), true) = (iter.key(), out.len() < limit) {
+            let id = iri_index::id_of_key(key)?;
+            let iri = key
+                .get(1..key.len() - 8)
+                .and_then(|b| std::str::from_utf8(b).ok())
+                .ok_or_else(|| CorruptionError::msg("iri_index key is not an IRI"))?;
+            out.push((id, oxrdf::NamedNode::new_unchecked(iri)));
+            iter.next();
+        }
+        iter.status()?;
+        Ok(out)
+    }
+
+    /// The IRIs of the store whose local name (after the last `#`, `/` or `:`) starts with
+    /// `start`, ignoring case, in folded local-name order, at most `limit`: one range scan of
+    /// the IRI index. Committed state only.
+    pub fn iris_with_local_name_starting(
+        &self,
+        start: &str,
+        limit: usize,
+    ) -> Result<Vec<(TermId, oxrdf::NamedNode)>, StoreError> {
+        let mut iter = self.range_iterator(Table::IriIndex, &iri_index::local_name_prefix(start));
+        let mut ids = Vec::new();
+        while let (Some(key), true) = (iter.key(), ids.len() < limit) {
+            ids.push(iri_index::id_of_key(key)?);
+            iter.next();
+        }
+        iter.status()?;
+        let mut out = Vec::with_capacity(ids.len());
+        for id in ids {
+            if let Term::NamedNode(iri) = self.term(id)? {
+                out.push((id, iri));
+            }
+        }
+        Ok(out)
+    }
+
+    /// A total-order iterator over the keys of `table` that start with `prefix`.
+    fn range_iterator(&self, table: Table, prefix: &[u8]) -> DBRawIterator<'a> {
+        let mut iter = self.db.raw_iterator_cf_opt(
+            self.cf(table),
+            self.read_options(prefix_upper_bound(prefix)),
+        );
+        iter.seek(prefix);
+        iter
     }
 
     /// How many positions a term fills in one graph. Committed state only.

@@ -13,6 +13,7 @@ use crate::encoding::{
 };
 use crate::error::{CorruptionError, StoreError};
 use crate::hash_iris;
+use crate::iri_index;
 use crate::kv::{meta_key, Table};
 use crate::quads::layout::LayoutPlan;
 use crate::quads::overlay::Overlay;
@@ -581,6 +582,14 @@ impl<'a> Transaction<'a> {
         for key in hash_keys {
             batch.put_cf(database.cf(Table::HashIris), key, []);
         }
+        let mut iri_keys: Vec<Vec<u8>> = terms
+            .iter()
+            .flat_map(|(id, bytes)| iri_index::keys_of(bytes, *id))
+            .collect();
+        iri_keys.sort_unstable();
+        for key in iri_keys {
+            batch.put_cf(database.cf(Table::IriIndex), key, []);
+        }
         Ok(())
     }
 
@@ -596,6 +605,9 @@ impl<'a> Transaction<'a> {
         batch.delete_cf(database.cf(Table::IdToTerm), id.to_be_bytes());
         if let Some(key) = hash_iris::key_of(&bytes, id) {
             batch.delete_cf(database.cf(Table::HashIris), key);
+        }
+        for key in iri_index::keys_of(&bytes, id) {
+            batch.delete_cf(database.cf(Table::IriIndex), key);
         }
         let key = lookup_key(&bytes);
         if is_hashed_key(&key) {
