@@ -4,6 +4,8 @@
 //! - `agreement`: random facet trees; every complete count equals the equivalent SPARQL's
 //!   `COUNT(DISTINCT …)` run through our own `/sparql`, entity lists agree as sets.
 //! - `fct`: requests written after Virtuoso's Facets Web Service documentation.
+//! - `fct_service`: every request form of Virtuoso's service (its source, `binsrc/fct/`),
+//!   answers checked element by element and against SPARQL, refusals as Virtuoso errors.
 //! - `api`: the JSON/XML syntaxes, `GET` URLs and the 400s.
 //! - `ranges`: the `ranges` view's buckets against per-bucket SPARQL counts.
 
@@ -20,5 +22,7 @@ mod common;
 mod data;
 #[path = "facets/fct.rs"]
 mod fct;
+#[path = "facets/fct_service.rs"]
+mod fct_service;
 #[path = "facets/ranges.rs"]
 mod ranges;

@@ -8,16 +8,17 @@ use crate::budget::Deadline;
 use crate::error::EngineError;
 use crate::executor::Executor;
 use crate::labels::Labels;
-use crate::model::FacetQuery;
-use crate::model::{View, ViewKind};
+use crate::model::{text_words, FacetQuery, Node, View, ViewKind};
 use crate::planner::plan;
 use crate::ranges::{self, Bucket};
-use crate::response::{FacetAnswer, Row};
-use crate::sparql::equivalent_query;
+use crate::response::{FacetAnswer, Row, TextMatch};
+use crate::snippets;
+use crate::sparql::{equivalent_query, in_graph};
 use crate::text::{LiteralScanMatcher, TextMatcher};
-use crate::views;
+use crate::views::{self, Scope};
 use lodestone_store::{SequenceNumber, Store};
 use moka::sync::Cache;
+use oxrdf::Term;
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
@@ -115,12 +116,17 @@ impl FacetEngine {
             Some(p) => reader.term_id(p.as_ref().into())?,
             None => None,
         };
+        let focus_size = focus.members.len() as u64;
+        let sparql = |buckets: &[Bucket]| {
+            equivalent_query(query, matcher.as_ref(), buckets)
+                .map(|q| in_graph(q, query.graph.as_ref()).to_string())
+                .unwrap_or_default()
+        };
         if view.kind == ViewKind::Ranges {
-            let ranges = ranges::compute(reader, &focus, property, view.buckets, deadline)?;
+            let ranges =
+                ranges::compute(reader, &focus, property, view.buckets, plan.graph, deadline)?;
             let buckets: Vec<Bucket> = ranges.buckets.iter().map(|(b, _)| b.clone()).collect();
-            let sparql = equivalent_query(query, matcher.as_ref(), &buckets)
-                .map(|q| q.to_string())
-                .unwrap_or_default();
+            let sparql = sparql(&buckets);
             let total = ranges.buckets.len() as u64;
             let rows = ranges
                 .buckets
@@ -133,22 +139,22 @@ impl FacetEngine {
                     count: Some(count),
                     score: None,
                     bucket: Some(bucket),
+                    text: None,
                 })
                 .collect();
-            return Ok(answer(
-                &view,
-                ranges.complete,
-                start,
-                total,
-                budget,
-                sparql,
-                rows,
-            ));
+            let mut answer = answer(&view, ranges.complete, start, total, budget, sparql, rows);
+            answer.focus_size = focus_size;
+            return Ok(answer);
         }
-        let sparql = equivalent_query(query, matcher.as_ref(), &[])
-            .map(|q| q.to_string())
-            .unwrap_or_default();
-        let page = views::compute(reader, &focus, &view, property, plan.rdf_type, deadline)?;
+        let sparql = sparql(&[]);
+        let words = focus_words(&query.root);
+        let scope = Scope {
+            property,
+            rdf_type: plan.rdf_type,
+            graph: plan.graph,
+            words: &words,
+        };
+        let page = views::compute(reader, &focus, &view, scope, deadline)?;
         let labels = Labels::new(reader)?;
         let mut rows = Vec::with_capacity(page.rows.len());
         for (id, figure) in page.rows {
@@ -161,15 +167,28 @@ impl FacetEngine {
                 #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
                 (Some(figure as u64), None)
             };
+            let text = if view.kind == ViewKind::Entities {
+                let score = focus.scores.as_ref().and_then(|s| s.get(&id).copied());
+                Some(text_match(
+                    reader,
+                    id,
+                    &words,
+                    plan.graph,
+                    score.unwrap_or(0.0),
+                )?)
+            } else {
+                None
+            };
             rows.push(Row {
                 value,
                 label,
                 count,
                 score,
                 bucket: None,
+                text,
             });
         }
-        Ok(answer(
+        let mut answer = answer(
             &view,
             page.complete,
             start,
@@ -177,8 +196,57 @@ impl FacetEngine {
             budget,
             sparql,
             rows,
-        ))
+        );
+        answer.focus_size = focus_size;
+        Ok(answer)
     }
+}
+
+/// The words of the text on the node that carries the view.
+fn focus_words(node: &Node) -> Vec<String> {
+    fn focus(node: &Node) -> Option<&Node> {
+        if node.view.is_some() {
+            return Some(node);
+        }
+        node.edges.iter().find_map(|e| focus(&e.node))
+    }
+    focus(node)
+        .and_then(|n| n.text.as_deref())
+        .map(text_words)
+        .unwrap_or_default()
+}
+
+/// The scores, graph and excerpt of an entity that matched the text.
+fn text_match(
+    reader: &lodestone_store::Reader<'_>,
+    entity: lodestone_store::TermId,
+    words: &[String],
+    graph: Option<lodestone_store::TermId>,
+    text_score: f32,
+) -> Result<TextMatch, EngineError> {
+    let in_degree = reader.usage(entity)?.as_object;
+    #[allow(clippy::cast_precision_loss)] // a rank: precision past 2^52 links is irrelevant
+    let entity_rank = (1.0 + in_degree as f64).ln();
+    let first = snippets::matching_literals(reader, entity, words, graph, 1)?
+        .into_iter()
+        .next();
+    let (graph, excerpt) = match first {
+        Some((quad, Term::Literal(literal))) => {
+            let graph = if quad.graph.is_default_graph() {
+                None
+            } else {
+                Some(reader.term(quad.graph)?)
+            };
+            (graph, snippets::excerpt(literal.value(), words))
+        }
+        _ => (None, String::new()),
+    };
+    Ok(TextMatch {
+        text_score: f64::from(text_score),
+        entity_rank,
+        graph,
+        excerpt,
+    })
 }
 
 /// An answer timed from `start`.
@@ -199,5 +267,6 @@ fn answer(
         timeout_ms: u64::try_from(budget.as_millis()).unwrap_or(u64::MAX),
         sparql,
         rows,
+        focus_size: 0,
     }
 }

@@ -13,9 +13,11 @@
 use crate::budget::{Deadline, Ticker};
 use crate::compare::compare;
 use crate::error::EngineError;
+use crate::model::text_words;
 use crate::planner::{Condition, Plan, PlanEdge, PlanNode};
 use crate::scan::{self, End};
-use crate::text::TextMatcher;
+use crate::snippets;
+use crate::text::{is_literal_id, literal_contains_words, TextMatcher};
 use lodestone_store::{Reader, TermId};
 use oxrdf::Term;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -54,6 +56,7 @@ pub struct Executor<'a, 'r, 'db> {
     reader: &'r Reader<'db>,
     matcher: &'a dyn TextMatcher,
     rdf_type: Option<TermId>,
+    graph: Option<TermId>,
     deadline: Deadline,
     ticker: Ticker,
     texts: FxHashMap<usize, TextSet>,
@@ -74,6 +77,7 @@ impl<'a, 'r, 'db> Executor<'a, 'r, 'db> {
             reader,
             matcher,
             rdf_type: plan.rdf_type,
+            graph: plan.graph,
             deadline,
             ticker: Ticker::new(deadline),
             texts: FxHashMap::default(),
@@ -85,6 +89,12 @@ impl<'a, 'r, 'db> Executor<'a, 'r, 'db> {
     /// The focus set of a plan.
     pub fn focus_set(&mut self, plan: &Plan) -> Result<FocusSet, EngineError> {
         let node = &plan.focus;
+        if plan.unknown_graph {
+            return Ok(FocusSet {
+                complete: true,
+                ..FocusSet::default()
+            });
+        }
         let (generator, candidates) = match self.generate(node) {
             Ok(g) => g,
             Err(EngineError::OutOfTime) => return Ok(FocusSet::default()),
@@ -239,7 +249,7 @@ impl<'a, 'r, 'db> Executor<'a, 'r, 'db> {
             // the property.
             let mut out = FxHashSet::default();
             let reader = self.reader;
-            for quad in reader.quads_for_pattern(None, Some(p), None, None) {
+            for quad in reader.quads_for_pattern(None, Some(p), None, self.graph) {
                 self.ticker.tick()?;
                 let quad = quad?;
                 let (this, other) = if edge.outgoing {
@@ -265,7 +275,7 @@ impl<'a, 'r, 'db> Executor<'a, 'r, 'db> {
                 End::Subject
             };
             let (pairs, complete) =
-                scan::pairs_by_scan(self.reader, p, &others, end, &mut self.ticker)?;
+                scan::pairs_by_scan(self.reader, p, &others, end, self.graph, &mut self.ticker)?;
             if !complete {
                 return Err(EngineError::OutOfTime);
             }
@@ -277,9 +287,11 @@ impl<'a, 'r, 'db> Executor<'a, 'r, 'db> {
         let mut out = FxHashSet::default();
         for y in others {
             let quads = if edge.outgoing {
-                self.reader.quads_for_pattern(None, Some(p), Some(y), None)
+                self.reader
+                    .quads_for_pattern(None, Some(p), Some(y), self.graph)
             } else {
-                self.reader.quads_for_pattern(Some(y), Some(p), None, None)
+                self.reader
+                    .quads_for_pattern(Some(y), Some(p), None, self.graph)
             };
             for quad in quads {
                 self.ticker.tick()?;
@@ -306,7 +318,7 @@ impl<'a, 'r, 'db> Executor<'a, 'r, 'db> {
     ) -> Result<Vec<TermId>, EngineError> {
         let mut out = Vec::new();
         let mut seen = FxHashSet::default();
-        for quad in self.reader.quads_for_pattern(s, p, o, None) {
+        for quad in self.reader.quads_for_pattern(s, p, o, self.graph) {
             self.ticker.tick()?;
             let quad = quad?;
             let id = match position {
@@ -334,12 +346,23 @@ impl<'a, 'r, 'db> Executor<'a, 'r, 'db> {
             self.matcher
                 .matching_entities(self.reader, text, TEXT_MATCH_LIMIT, self.deadline)?;
         self.complete &= matches.complete;
-        self.texts.insert(
-            node.key,
-            TextSet {
-                scores: matches.hits.into_iter().collect(),
-            },
-        );
+        let mut scores: FxHashMap<TermId, f32> = matches.hits.into_iter().collect();
+        if let Some(graph) = self.graph {
+            // The matcher reads every graph: keep the entities with a matching literal in
+            // the one graph read.
+            let words = text_words(text);
+            let mut kept = FxHashMap::default();
+            for (entity, score) in scores {
+                self.ticker.tick()?;
+                if !snippets::matching_literals(self.reader, entity, &words, Some(graph), 1)?
+                    .is_empty()
+                {
+                    kept.insert(entity, score);
+                }
+            }
+            scores = kept;
+        }
+        self.texts.insert(node.key, TextSet { scores });
         Ok(())
     }
 
@@ -411,9 +434,11 @@ impl<'a, 'r, 'db> Executor<'a, 'r, 'db> {
         };
         let neighbours: Vec<TermId> = {
             let quads = if edge.outgoing {
-                self.reader.quads_for_pattern(Some(x), Some(p), None, None)
+                self.reader
+                    .quads_for_pattern(Some(x), Some(p), None, self.graph)
             } else {
-                self.reader.quads_for_pattern(None, Some(p), Some(x), None)
+                self.reader
+                    .quads_for_pattern(None, Some(p), Some(x), self.graph)
             };
             if !edge.node.is_constrained() {
                 return Ok(quads.into_iter().next().transpose()?.is_some());
@@ -446,7 +471,7 @@ impl<'a, 'r, 'db> Executor<'a, 'r, 'db> {
     ) -> Result<bool, EngineError> {
         Ok(self
             .reader
-            .quads_for_pattern(s, p, o, None)
+            .quads_for_pattern(s, p, o, self.graph)
             .next()
             .transpose()?
             .is_some())
@@ -469,6 +494,13 @@ impl<'a, 'r, 'db> Executor<'a, 'r, 'db> {
                 Term::Literal(l) => l.language().is_some_and(|tag| lang_matches(tag, range)),
                 _ => false,
             },
+            Condition::NotIn(ids) => ids.binary_search(&x).is_err(),
+            Condition::Contains(words) => {
+                is_literal_id(x) && literal_contains_words(&self.term(x)?, words)
+            }
+            Condition::NotContains(words) => {
+                !(is_literal_id(x) && literal_contains_words(&self.term(x)?, words))
+            }
         })
     }
 

@@ -2,30 +2,43 @@
 //! [`model`](crate::model).
 //!
 //! ```xml
-//! <query xmlns="http://openlinksw.com/services/facets/1.0/" timeout="5000">
-//!   <text>coin</text>
+//! <query xmlns="http://openlinksw.com/services/facets/1.0/" timeout="5000" graph="http://example.org/g">
+//!   <text property="http://www.w3.org/2000/01/rdf-schema#label">coin</text>
 //!   <class iri="http://example.org/Coin" exclude="yes"/>
 //!   <property iri="http://example.org/mint">
 //!     <value datatype="uri">http://example.org/Rome</value>
 //!   </property>
-//!   <property-of iri="http://example.org/depicts"><cond type="gt" datatype="http://www.w3.org/2001/XMLSchema#integer">3</cond></property-of>
+//!   <property iri="http://example.org/year"><value op="&gt;=" datatype="http://www.w3.org/2001/XMLSchema#integer">3</value></property>
 //!   <view type="classes" limit="20" offset="0"/>
 //! </query>
 //! ```
-//! Elements are matched by local name, so the namespace may be absent or prefixed.
-//! `view type`: `text`, `text-d` and `list` list entities; `list-count` under a `property`
-//! whose node has no other constraint lists that property's values with counts (the
-//! parent's `values` view), elsewhere the entities; `classes`, `properties`,
-//! `properties-in`, `graphs` as in JSON. `value` is an `eq` condition; `cond` has `type`
-//! (`eq neq lt lte gt gte range in lang`), `neg="yes"` for `eq`, and `lo`/`hi` for `range`
-//! or `cond-parm` children for `in`; `datatype="uri"` marks an IRI. Documents are bounded
-//! in nesting depth (the body is bounded in size by the route).
+//! Elements are matched by local name, so the namespace may be absent or prefixed. What
+//! Virtuoso's service reads (its `fct_query` in `binsrc/fct/sql/facet.sql`) is read here
+//! with the same meaning, and what this engine cannot do is refused, never ignored:
+//! - `query`: `timeout` (milliseconds), `graph` (one graph read instead of all); `graph1`…
+//!   (several default graphs), a non-empty `inference` or `same-as` are refused.
+//! - `text` (`property`: only that property's literals), `class` (`exclude`), `property`
+//!   and `property-of` (`exclude`).
+//! - `value`: `op` one of `=` (the default), `!=`, `<`, `>`, `<=`, `>=`; `datatype="uri"`
+//!   marks an IRI, `xml:lang`/`lang` a language; the value is the text or `val`.
+//! - `cond`: `type` `eq neq lt lte gt gte range in not_in contains lang`; `neg` (`yes`, `on`,
+//!   `true` or `1`) negates `eq`, `in`, `contains`, `lt`, `lte`, `gt`, `gte`; `range`
+//!   (also the `cond-range` element) takes `lo`/`hi`, `in`/`not_in` take `cond-parm`
+//!   children. `near` is refused: the store has no geometry support.
+//! - `view type`: `text`, `text-d`, `list`, `entities-list`, `propval-list` list entities;
+//!   `list-count` under a `property` whose node has no other constraint lists that
+//!   property's values with counts (elsewhere it lists entities); `classes`, `properties`,
+//!   `properties-in`, `graphs`, `text-properties`. `geo` and `geo-list` are refused.
+//!
+//! Documents are bounded in nesting depth (the body is bounded in size by the route).
 
+use crate::fct_xml::PLAIN_STRING;
 use crate::json::{literal, SyntaxError};
 use crate::model::{
     ClassConstraint, Comparison, Direction, Edge, FacetQuery, Node, ValueCondition, View, ViewKind,
     DEFAULT_BUCKETS, DEFAULT_LIMIT, MAX_LIMIT,
 };
+use oxrdf::vocab::xsd;
 use oxrdf::{NamedNode, Term};
 use quick_xml::events::{BytesStart, Event};
 use std::time::Duration;
@@ -39,7 +52,8 @@ struct Frame {
     attributes: Vec<(String, String)>,
     text: String,
     node: Option<Node>,
-    params: Vec<String>,
+    /// The `cond-parm` children read so far.
+    params: Vec<Frame>,
 }
 
 impl Frame {
@@ -51,12 +65,33 @@ impl Frame {
     }
 }
 
-/// Parses a Facets Web Service request.
+/// A Facets Web Service request: the query, and the view type its answer echoes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FctRequest {
+    /// The facet query.
+    pub query: FacetQuery,
+    /// The `type` of the `<view>` as written (`text-d`, `list-count`, …).
+    pub view_type: String,
+}
+
+/// What has been read of a document so far.
+#[derive(Default)]
+struct Parsed {
+    query: Option<FacetQuery>,
+    view_type: Option<String>,
+}
+
+/// Parses a Facets Web Service request into its facet query.
 pub fn parse_request(body: &[u8]) -> Result<FacetQuery, SyntaxError> {
+    parse_service_request(body).map(|r| r.query)
+}
+
+/// Parses a Facets Web Service request, keeping the view type it asked for.
+pub fn parse_service_request(body: &[u8]) -> Result<FctRequest, SyntaxError> {
     let mut reader = quick_xml::Reader::from_reader(body);
     reader.config_mut().trim_text(true);
     let mut stack: Vec<Frame> = Vec::new();
-    let mut query: Option<FacetQuery> = None;
+    let mut query = Parsed::default();
     let mut buffer = Vec::new();
     loop {
         let event = reader.read_event_into(&mut buffer).map_err(|e| {
@@ -107,10 +142,14 @@ pub fn parse_request(body: &[u8]) -> Result<FacetQuery, SyntaxError> {
             "malformed XML: the document ends inside an element".into(),
         ));
     }
-    let mut query =
-        query.ok_or_else(|| SyntaxError("the document has no <query> element".into()))?;
-    list_count_as_values(&mut query.root);
-    Ok(query)
+    let mut parsed = query
+        .query
+        .ok_or_else(|| SyntaxError("the document has no <query> element".into()))?;
+    list_count_as_values(&mut parsed.root);
+    Ok(FctRequest {
+        query: parsed,
+        view_type: query.view_type.unwrap_or_default(),
+    })
 }
 
 fn local_name(name: &[u8]) -> String {
@@ -160,19 +199,63 @@ fn required<'a>(frame: &'a Frame, attribute: &str) -> Result<&'a str, SyntaxErro
 }
 
 fn yes(value: Option<&str>) -> bool {
-    matches!(value, Some("yes" | "true" | "1"))
+    matches!(value, Some("yes" | "true" | "1" | "on"))
+}
+
+fn refused(what: &str) -> SyntaxError {
+    SyntaxError(format!("{what} is not implemented by this server"))
 }
 
 /// The term written in an element: an IRI when `datatype="uri"`, else a literal.
 fn term(frame: &Frame, text: &str) -> Result<Term, SyntaxError> {
     let datatype = frame.attribute("datatype");
-    if matches!(datatype, Some("uri" | "iri")) {
+    if matches!(datatype, Some("uri" | "iri" | "url")) {
         return Ok(iri(text)?.into());
     }
     let lang = frame
         .attribute("xml:lang")
-        .or_else(|| frame.attribute("lang"));
+        .or_else(|| frame.attribute("lang"))
+        .filter(|l| !l.is_empty());
+    if datatype.is_none_or(str::is_empty) && lang.is_none() {
+        // Virtuoso writes an untyped value into its SPARQL as it is (`fct_literal`), so a
+        // number is a number.
+        if let Some(number) = numeric(text) {
+            return Ok(number.into());
+        }
+    }
+    // Virtuoso's answers mark simple literals with its own plain-string datatype.
+    let datatype = datatype.filter(|d| *d != PLAIN_STRING && !d.is_empty());
     Ok(literal(&serde_json::Value::String(text.to_owned()), datatype, lang)?.into())
+}
+
+/// A SPARQL numeric literal written bare (`12`, `-1.5`, `2e3`), typed as SPARQL types it.
+fn numeric(text: &str) -> Option<oxrdf::Literal> {
+    let digits = text.strip_prefix(['+', '-']).unwrap_or(text);
+    let (mantissa, exponent) = match digits.find(['e', 'E']) {
+        Some(i) => (&digits[..i], Some(&digits[i + 1..])),
+        None => (digits, None),
+    };
+    let (whole, fraction) = match mantissa.split_once('.') {
+        Some((w, f)) => (w, Some(f)),
+        None => (mantissa, None),
+    };
+    let all_digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    let mantissa_ok = all_digits(whole)
+        && fraction.is_none_or(all_digits)
+        && !(whole.is_empty() && fraction.is_none_or(str::is_empty));
+    let exponent_ok = exponent.is_none_or(|e| {
+        let e = e.strip_prefix(['+', '-']).unwrap_or(e);
+        !e.is_empty() && all_digits(e)
+    });
+    if !mantissa_ok || !exponent_ok {
+        return None;
+    }
+    let datatype = match (fraction, exponent) {
+        (_, Some(_)) => xsd::DOUBLE,
+        (Some(_), None) => xsd::DECIMAL,
+        (None, None) => xsd::INTEGER,
+    };
+    Some(oxrdf::Literal::new_typed_literal(text, datatype))
 }
 
 fn literal_of(frame: &Frame, text: &str) -> Result<oxrdf::Literal, SyntaxError> {
@@ -196,30 +279,28 @@ fn parent_node<'a>(stack: &'a mut [Frame], child: &str) -> Result<&'a mut Node, 
         })
 }
 
-fn close(
-    frame: Frame,
-    stack: &mut [Frame],
-    query: &mut Option<FacetQuery>,
-) -> Result<(), SyntaxError> {
+fn close(frame: Frame, stack: &mut [Frame], parsed: &mut Parsed) -> Result<(), SyntaxError> {
     match frame.name.as_str() {
         "query" => {
-            let timeout = frame
-                .attribute("timeout")
-                .filter(|t| !t.is_empty())
-                .map(|t| {
-                    t.parse::<u64>().map(Duration::from_millis).map_err(|_| {
-                        SyntaxError(format!("timeout must be milliseconds, not {t:?}"))
-                    })
-                })
-                .transpose()?;
-            *query = Some(FacetQuery {
-                root: frame.node.unwrap_or_default(),
-                timeout,
-            });
+            parsed.query = Some(query_of(frame)?);
         }
         "text" => {
             let text = frame.text.trim().to_owned();
-            parent_node(stack, "text")?.text = Some(text).filter(|t| !t.is_empty());
+            let node = parent_node(stack, "text")?;
+            if let Some(property) = frame.attribute("property").filter(|p| !p.is_empty()) {
+                // Virtuoso's `?s <property> ?o . ?o bif:contains "…"`: a literal of that
+                // property holds the words (the text stays, for scores and excerpts).
+                node.edges.push(Edge {
+                    property: iri(property)?,
+                    direction: Direction::Forward,
+                    exclude: false,
+                    node: Node {
+                        values: vec![ValueCondition::Contains(text.clone())],
+                        ..Node::default()
+                    },
+                });
+            }
+            node.text = Some(text).filter(|t| !t.is_empty());
         }
         "class" => {
             let class = ClassConstraint {
@@ -242,20 +323,21 @@ fn close(
             parent_node(stack, &frame.name)?.edges.push(edge);
         }
         "value" => {
-            let condition = ValueCondition::Eq(term(&frame, frame.text.trim())?);
+            let condition = value(&frame)?;
             parent_node(stack, "value")?.values.push(condition);
         }
         "cond-parm" => {
             if let Some(parent) = stack.last_mut() {
-                parent.params.push(frame.text.trim().to_owned());
+                parent.params.push(frame);
             }
         }
-        "cond" => {
+        "cond" | "cond-range" => {
             let condition = cond(&frame)?;
-            parent_node(stack, "cond")?.values.push(condition);
+            parent_node(stack, &frame.name)?.values.push(condition);
         }
         "view" => {
             let view = view(&frame)?;
+            parsed.view_type = frame.attribute("type").map(str::to_owned);
             parent_node(stack, "view")?.view = Some(view);
         }
         other => {
@@ -267,34 +349,118 @@ fn close(
     Ok(())
 }
 
-fn cond(frame: &Frame) -> Result<ValueCondition, SyntaxError> {
-    let kind = required(frame, "type")?;
-    let text = frame.text.trim();
+/// The query's own attributes and its root node.
+fn query_of(frame: Frame) -> Result<FacetQuery, SyntaxError> {
+    let timeout = frame
+        .attribute("timeout")
+        .filter(|t| !t.is_empty())
+        .map(|t| {
+            t.parse::<u64>()
+                .map(Duration::from_millis)
+                .map_err(|_| SyntaxError(format!("timeout must be milliseconds, not {t:?}")))
+        })
+        .transpose()?;
+    for (name, value) in &frame.attributes {
+        let several_graphs = name
+            .strip_prefix("graph")
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+        if several_graphs {
+            return Err(refused(&format!(
+                "reading several graphs (`{name}`); give one `graph`"
+            )));
+        }
+        if matches!(name.as_str(), "inference" | "same-as") && !value.trim().is_empty() {
+            return Err(refused(&format!("`{name}=\"{value}\"`")));
+        }
+    }
+    let graph = frame
+        .attribute("graph")
+        .filter(|g| !g.trim().is_empty())
+        .map(iri)
+        .transpose()?;
+    Ok(FacetQuery {
+        root: frame.node.unwrap_or_default(),
+        timeout,
+        graph,
+    })
+}
+
+/// The text of a `value` or `cond`: its `val` attribute, else its content.
+fn value_text(frame: &Frame) -> &str {
+    frame.attribute("val").unwrap_or(frame.text.as_str()).trim()
+}
+
+/// `<value op="…">`: `=` (the default) `!=` `<` `>` `<=` `>=`.
+fn value(frame: &Frame) -> Result<ValueCondition, SyntaxError> {
+    let text = value_text(frame);
     let compare = |op| Ok::<_, SyntaxError>(ValueCondition::Compare(op, literal_of(frame, text)?));
-    Ok(match kind {
-        "eq" if yes(frame.attribute("neg")) => ValueCondition::Neq(term(frame, text)?),
-        "eq" => ValueCondition::Eq(term(frame, text)?),
-        "neq" => ValueCondition::Neq(term(frame, text)?),
-        "lt" => compare(Comparison::Lt)?,
-        "lte" => compare(Comparison::Lte)?,
-        "gt" => compare(Comparison::Gt)?,
-        "gte" => compare(Comparison::Gte)?,
-        "range" => ValueCondition::Range(
+    Ok(match frame.attribute("op").map(str::trim) {
+        None | Some("" | "=" | "==") => ValueCondition::Eq(term(frame, text)?),
+        Some("!=" | "<>") => ValueCondition::Neq(term(frame, text)?),
+        Some("<") => compare(Comparison::Lt)?,
+        Some("<=") => compare(Comparison::Lte)?,
+        Some(">") => compare(Comparison::Gt)?,
+        Some(">=") => compare(Comparison::Gte)?,
+        Some(other) => {
+            return Err(SyntaxError(format!(
+                "unknown value op {other:?}; use one of: =, !=, <, >, <=, >="
+            )))
+        }
+    })
+}
+
+fn cond(frame: &Frame) -> Result<ValueCondition, SyntaxError> {
+    let kind = if frame.name == "cond-range" {
+        "range"
+    } else {
+        required(frame, "type")?
+    };
+    let text = value_text(frame);
+    let negated = yes(frame.attribute("neg"));
+    let compare = |op| Ok::<_, SyntaxError>(ValueCondition::Compare(op, literal_of(frame, text)?));
+    let terms = || -> Result<Vec<Term>, SyntaxError> {
+        // Each `cond-parm` is typed by its own attributes, else by the `cond`'s.
+        frame
+            .params
+            .iter()
+            .map(|p| {
+                let typed = p.attribute("datatype").is_some()
+                    || p.attribute("xml:lang").is_some()
+                    || p.attribute("lang").is_some();
+                term(if typed { p } else { frame }, p.text.trim())
+            })
+            .collect()
+    };
+    // A negated order comparison is the opposite one: both are false when SPARQL cannot
+    // compare the values (`!(?v < 3)` is an error, so false, like `?v >= 3`).
+    Ok(match (kind, negated) {
+        ("eq", false) | ("neq", true) => ValueCondition::Eq(term(frame, text)?),
+        ("eq", true) | ("neq", false) => ValueCondition::Neq(term(frame, text)?),
+        ("lt", false) | ("gte", true) => compare(Comparison::Lt)?,
+        ("lte", false) | ("gt", true) => compare(Comparison::Lte)?,
+        ("gt", false) | ("lte", true) => compare(Comparison::Gt)?,
+        ("gte", false) | ("lt", true) => compare(Comparison::Gte)?,
+        ("range", false) => ValueCondition::Range(
             literal_of(frame, required(frame, "lo")?)?,
             literal_of(frame, required(frame, "hi")?)?,
         ),
-        "in" => ValueCondition::In(
-            frame
-                .params
-                .iter()
-                .map(|p| term(frame, p))
-                .collect::<Result<_, _>>()?,
-        ),
-        "lang" => ValueCondition::Lang(text.to_owned()),
-        other => {
+        ("in", false) | ("not_in", true) => ValueCondition::In(terms()?),
+        ("in", true) | ("not_in", false) => ValueCondition::NotIn(terms()?),
+        ("contains", false) => ValueCondition::Contains(text.to_owned()),
+        ("contains", true) => ValueCondition::NotContains(text.to_owned()),
+        ("lang", false) => ValueCondition::Lang(text.to_owned()),
+        ("near", _) => {
+            return Err(refused(
+                "the `near` condition (this store has no geometry support)",
+            ))
+        }
+        ("range" | "neg_range" | "lang", _) => {
+            return Err(refused(&format!("a negated `{kind}` condition")))
+        }
+        (other, _) => {
             return Err(SyntaxError(format!(
-            "unknown cond type {other:?}; use one of: eq, neq, lt, lte, gt, gte, range, in, lang"
-        )))
+                "unknown cond type {other:?}; use one of: eq, neq, lt, lte, gt, gte, range, in, not_in, contains, lang"
+            )))
         }
     })
 }
@@ -303,14 +469,22 @@ fn cond(frame: &Frame) -> Result<ValueCondition, SyntaxError> {
 fn view(frame: &Frame) -> Result<View, SyntaxError> {
     let kind_name = required(frame, "type")?;
     let kind = match kind_name {
-        "text" | "text-d" | "list" | "list-count" => ViewKind::Entities,
+        "text" | "text-d" | "list" | "list-count" | "entities-list" | "propval-list" => {
+            ViewKind::Entities
+        }
         "classes" => ViewKind::Classes,
         "properties" => ViewKind::Properties,
         "properties-in" => ViewKind::PropertiesIn,
         "graphs" => ViewKind::Graphs,
+        "text-properties" => ViewKind::TextProperties,
+        "geo" | "geo-list" => {
+            return Err(refused(&format!(
+                "the `{kind_name}` view (this store has no geometry support)"
+            )))
+        }
         other => {
             return Err(SyntaxError(format!(
-                "unknown view type {other:?}; use one of: text, text-d, list, list-count, classes, properties, properties-in, graphs"
+                "unknown view type {other:?}; use one of: text, text-d, list, list-count, entities-list, propval-list, classes, properties, properties-in, graphs, text-properties"
             )))
         }
     };
@@ -387,6 +561,33 @@ mod tests {
         assert_eq!(
             parse_request(plain.as_bytes()),
             parse_request(namespaced.as_bytes())
+        );
+    }
+
+    #[test]
+    fn bare_numbers_are_numbers_as_in_virtuoso() {
+        let q = parse_request(
+            br#"<query><value>12</value><value>-1.5</value><value>2e3</value><value>12a</value><value xml:lang="en">7</value><view type="list"/></query>"#,
+        )
+        .expect("parses");
+        let datatypes: Vec<String> = q
+            .root
+            .values
+            .iter()
+            .map(|v| match v {
+                ValueCondition::Eq(Term::Literal(l)) => l.datatype().as_str().to_owned(),
+                other => format!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(
+            datatypes,
+            [
+                xsd::INTEGER.as_str(),
+                xsd::DECIMAL.as_str(),
+                xsd::DOUBLE.as_str(),
+                xsd::STRING.as_str(),
+                "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString"
+            ]
         );
     }
 

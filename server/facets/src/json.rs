@@ -88,6 +88,7 @@ pub fn parse_query(text: &str) -> Result<FacetQuery, SyntaxError> {
     Ok(FacetQuery {
         root: node(root)?,
         timeout,
+        graph: None,
     })
 }
 
@@ -129,7 +130,11 @@ pub fn parse_flat(params: &[(String, String)]) -> Result<FacetQuery, SyntaxError
         }
     }
     root.view = Some(view_of(view)?);
-    Ok(FacetQuery { root, timeout })
+    Ok(FacetQuery {
+        root,
+        timeout,
+        graph: None,
+    })
 }
 
 fn iri(text: &str) -> Result<NamedNode, SyntaxError> {

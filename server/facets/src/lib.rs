@@ -12,10 +12,11 @@
 //!   quads in one forward pass); [`labels`]
 //!   names what is shown; [`engine`] ties them together with the time budget ([`budget`])
 //!   and the cache.
+//! - [`snippets`] finds the literals behind a text match (excerpts, `text-properties`).
 //! - [`ranges`] buckets numeric and date values for the `ranges` view; [`compare`] orders
 //!   literals by value.
 //! - [`sparql`] builds the equivalent SPARQL query as algebra; [`text`] is the seam to full
-//!   text search; [`response`] and [`xml`] write answers.
+//!   text search; [`response`], [`xml`] and [`fct_xml`] write answers.
 //! - [`error`]: the engine's error type.
 #![deny(missing_docs)]
 
@@ -25,6 +26,7 @@ pub mod engine;
 pub mod error;
 pub mod executor;
 pub mod fct;
+pub mod fct_xml;
 pub mod json;
 pub mod labels;
 pub mod model;
@@ -32,6 +34,7 @@ pub mod planner;
 pub mod ranges;
 pub mod response;
 pub mod scan;
+pub mod snippets;
 pub mod sparql;
 pub mod text;
 pub mod views;

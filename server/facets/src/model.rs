@@ -34,6 +34,9 @@ pub struct FacetQuery {
     pub root: Node,
     /// The requested time budget (the server's limit still applies).
     pub timeout: Option<Duration>,
+    /// The one graph every constraint and view reads (`None`: the union of all graphs, as
+    /// `/sparql`'s default graph).
+    pub graph: Option<NamedNode>,
 }
 
 /// One node of the tree: a set of terms narrowed by its constraints.
@@ -98,6 +101,13 @@ pub enum ValueCondition {
     Range(Literal, Literal),
     /// The literal's language tag matches a range (`langMatches`).
     Lang(String),
+    /// The term is none of these.
+    NotIn(Vec<Term>),
+    /// The term is a literal containing every word of the text, ignoring case (the text
+    /// constraint's rule, applied to the node's own value).
+    Contains(String),
+    /// The term is not such a literal.
+    NotContains(String),
 }
 
 /// An order comparison.
@@ -143,11 +153,14 @@ pub enum ViewKind {
     Graphs,
     /// Numeric or date values of one property of the entities, bucketed, with counts.
     Ranges,
+    /// The properties whose literal values match the focus node's text, with the number of
+    /// entities matching through each.
+    TextProperties,
 }
 
 impl ViewKind {
     /// Every view, for error messages and documentation.
-    pub const ALL: [Self; 7] = [
+    pub const ALL: [Self; 8] = [
         Self::Entities,
         Self::Classes,
         Self::Properties,
@@ -155,6 +168,7 @@ impl ViewKind {
         Self::Values,
         Self::Graphs,
         Self::Ranges,
+        Self::TextProperties,
     ];
 
     /// The name used in both syntaxes' responses and in the JSON syntax.
@@ -167,6 +181,7 @@ impl ViewKind {
             Self::Values => "values",
             Self::Graphs => "graphs",
             Self::Ranges => "ranges",
+            Self::TextProperties => "text-properties",
         }
     }
 
@@ -209,6 +224,9 @@ pub enum ModelError {
     /// `ranges` without a property.
     #[error("the `ranges` view needs a `property` (whose numeric or date values are bucketed)")]
     RangesWithoutProperty,
+    /// `text-properties` on a node without text.
+    #[error("the `text-properties` view needs text on the node that carries it")]
+    TextPropertiesWithoutText,
     /// The tree is too deep.
     #[error("the query is deeper than {MAX_DEPTH} levels")]
     TooDeep,
@@ -259,6 +277,14 @@ fn check_node(
         *views += 1;
         if excluded {
             return Err(ModelError::ViewUnderExclusion);
+        }
+        if view.kind == ViewKind::TextProperties
+            && node
+                .text
+                .as_deref()
+                .is_none_or(|t| text_words(t).is_empty())
+        {
+            return Err(ModelError::TextPropertiesWithoutText);
         }
         if view.property.is_none() {
             match view.kind {
@@ -316,6 +342,7 @@ mod tests {
         let mut query = FacetQuery {
             root: Node::default(),
             timeout: None,
+            graph: None,
         };
         assert_eq!(query.validate(), Err(ModelError::NoView));
         query.root.view = view(ViewKind::Classes);
@@ -340,6 +367,7 @@ mod tests {
                 ..Node::default()
             },
             timeout: None,
+            graph: None,
         };
         assert_eq!(query.validate(), Err(ModelError::ValuesWithoutProperty));
         let query = FacetQuery {
@@ -348,6 +376,7 @@ mod tests {
                 ..Node::default()
             },
             timeout: None,
+            graph: None,
         };
         assert_eq!(query.validate(), Err(ModelError::RangesWithoutProperty));
     }

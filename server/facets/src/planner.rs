@@ -43,6 +43,12 @@ pub enum Condition {
     Range(Literal, Literal),
     /// `langMatches(lang(term), range)`.
     Lang(String),
+    /// The term is none of these ids (unknown terms dropped).
+    NotIn(Vec<TermId>),
+    /// The term is a literal containing every word (lowercase).
+    Contains(Vec<String>),
+    /// The term is not such a literal.
+    NotContains(Vec<String>),
 }
 
 /// An edge of the plan.
@@ -76,6 +82,10 @@ pub struct Plan {
     pub focus: PlanNode,
     /// The id of `rdf:type`, when the store knows it.
     pub rdf_type: Option<TermId>,
+    /// The id of the one graph read (`None`: every graph).
+    pub graph: Option<TermId>,
+    /// Whether the query names a graph the store does not know (then nothing matches).
+    pub unknown_graph: bool,
 }
 
 /// Builds the plan of a validated query.
@@ -102,9 +112,15 @@ pub fn plan(reader: &Reader<'_>, query: &FacetQuery) -> Result<Plan, StoreError>
         current = child;
         node = &edge.node;
     }
+    let graph = match &query.graph {
+        Some(g) => builder.id(&g.clone().into())?,
+        None => None,
+    };
     Ok(Plan {
         focus: current,
         rdf_type: reader.term_id(rdf::TYPE.into())?,
+        graph,
+        unknown_graph: query.graph.is_some() && graph.is_none(),
     })
 }
 
@@ -173,21 +189,27 @@ impl Builder<'_, '_> {
         })
     }
 
+    /// The sorted ids of the terms the store knows (the others match nothing).
+    fn ids(&self, terms: &[Term]) -> Result<Vec<TermId>, StoreError> {
+        let mut ids = Vec::new();
+        for t in terms {
+            if let Some(id) = self.id(t)? {
+                ids.push(id);
+            }
+        }
+        ids.sort_unstable();
+        ids.dedup();
+        Ok(ids)
+    }
+
     fn condition(&self, condition: &ValueCondition) -> Result<Condition, StoreError> {
         Ok(match condition {
             ValueCondition::Eq(t) => Condition::Eq(self.id(t)?),
             ValueCondition::Neq(t) => Condition::Neq(self.id(t)?),
-            ValueCondition::In(terms) => {
-                let mut ids = Vec::new();
-                for t in terms {
-                    if let Some(id) = self.id(t)? {
-                        ids.push(id);
-                    }
-                }
-                ids.sort_unstable();
-                ids.dedup();
-                Condition::In(ids)
-            }
+            ValueCondition::In(terms) => Condition::In(self.ids(terms)?),
+            ValueCondition::NotIn(terms) => Condition::NotIn(self.ids(terms)?),
+            ValueCondition::Contains(text) => Condition::Contains(text_words(text)),
+            ValueCondition::NotContains(text) => Condition::NotContains(text_words(text)),
             ValueCondition::Compare(op, l) => Condition::Compare(*op, l.clone()),
             ValueCondition::Range(lo, hi) => Condition::Range(lo.clone(), hi.clone()),
             ValueCondition::Lang(range) => Condition::Lang(range.clone()),

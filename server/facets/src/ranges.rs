@@ -108,12 +108,14 @@ pub struct RangeRows {
     pub complete: bool,
 }
 
-/// Buckets the focus's values of `property` into at most `buckets` ranges.
+/// Buckets the focus's values of `property` (in `graph` when given) into at most `buckets`
+/// ranges.
 pub fn compute(
     reader: &Reader<'_>,
     focus: &FocusSet,
     property: Option<TermId>,
     buckets: usize,
+    graph: Option<TermId>,
     deadline: Deadline,
 ) -> Result<RangeRows, EngineError> {
     let Some(property) = property else {
@@ -124,8 +126,14 @@ pub fn compute(
     };
     let mut ticker = Ticker::new(deadline);
     // Sorted (entity, value) pairs: an entity's pairs are adjacent.
-    let (all_pairs, read_all) =
-        scan::pairs(reader, property, &focus.members, End::Subject, &mut ticker)?;
+    let (all_pairs, read_all) = scan::pairs(
+        reader,
+        property,
+        &focus.members,
+        End::Subject,
+        graph,
+        &mut ticker,
+    )?;
     let mut complete = focus.complete && read_all;
     let mut pairs: Vec<(TermId, TermId)> = Vec::with_capacity(all_pairs.len());
     let mut values: FxHashMap<TermId, Option<(Family, Literal)>> = FxHashMap::default();

@@ -18,6 +18,22 @@ pub struct Row {
     pub score: Option<f64>,
     /// The bucket's bounds (`ranges` view; `value` is then its lower bound).
     pub bucket: Option<Bucket>,
+    /// The scores behind an entity row (entities view), and its text match when the focus
+    /// node has text.
+    pub text: Option<TextMatch>,
+}
+
+/// Why an entity matched the text (the Facets Web Service's `text` and `text-d` rows).
+#[derive(Debug, Clone)]
+pub struct TextMatch {
+    /// The text score the matcher gave.
+    pub text_score: f64,
+    /// The entity's rank from its incoming links: `ln(1 + in-degree)`.
+    pub entity_rank: f64,
+    /// The graph of the first literal found to contain every word (none found: `None`).
+    pub graph: Option<Term>,
+    /// That literal with the words marked `<b>…</b>` (shortened around the first one).
+    pub excerpt: String,
 }
 
 /// A whole answer.
@@ -38,6 +54,8 @@ pub struct FacetAnswer {
     pub sparql: String,
     /// The page of rows.
     pub rows: Vec<Row>,
+    /// The number of focus terms the view was computed over.
+    pub focus_size: u64,
 }
 
 /// A term in the SPARQL 1.1 JSON results shape.

@@ -46,19 +46,20 @@ pub fn scan_is_cheaper(
 }
 
 /// The pairs `(term, other end)` of `predicate` for the terms of `sorted` (ascending ids) at
-/// `end`, by one scan of the predicate; sorted and without duplicates (quads in several
-/// graphs count once). The flag is false when the ticker ran out (then the pairs are those
-/// read so far).
+/// `end`, by one scan of the predicate (in `graph` when given, else in every graph); sorted
+/// and without duplicates (quads in several graphs count once). The flag is false when the
+/// ticker ran out (then the pairs are those read so far).
 pub fn pairs_by_scan(
     reader: &Reader<'_>,
     predicate: TermId,
     sorted: &[TermId],
     end: End,
+    graph: Option<TermId>,
     ticker: &mut Ticker,
 ) -> Result<(Vec<(TermId, TermId)>, bool), EngineError> {
     let mut pairs = Vec::new();
     let mut complete = true;
-    for quad in reader.quads_for_pattern(None, Some(predicate), None, None) {
+    for quad in reader.quads_for_pattern(None, Some(predicate), None, graph) {
         if out_of_time(ticker)? {
             complete = false;
             break;
@@ -79,14 +80,15 @@ pub fn pairs_by_lookup(
     predicate: TermId,
     sorted: &[TermId],
     end: End,
+    graph: Option<TermId>,
     ticker: &mut Ticker,
 ) -> Result<(Vec<(TermId, TermId)>, bool), EngineError> {
     let mut pairs = Vec::new();
     let mut complete = true;
     'terms: for term in sorted {
         let quads = match end {
-            End::Subject => reader.quads_for_pattern(Some(*term), Some(predicate), None, None),
-            End::Object => reader.quads_for_pattern(None, Some(predicate), Some(*term), None),
+            End::Subject => reader.quads_for_pattern(Some(*term), Some(predicate), None, graph),
+            End::Object => reader.quads_for_pattern(None, Some(predicate), Some(*term), graph),
         };
         for quad in quads {
             if out_of_time(ticker)? {
@@ -108,12 +110,13 @@ pub fn pairs(
     predicate: TermId,
     sorted: &[TermId],
     end: End,
+    graph: Option<TermId>,
     ticker: &mut Ticker,
 ) -> Result<(Vec<(TermId, TermId)>, bool), EngineError> {
     if scan_is_cheaper(reader, predicate, sorted.len())? {
-        pairs_by_scan(reader, predicate, sorted, end, ticker)
+        pairs_by_scan(reader, predicate, sorted, end, graph, ticker)
     } else {
-        pairs_by_lookup(reader, predicate, sorted, end, ticker)
+        pairs_by_lookup(reader, predicate, sorted, end, graph, ticker)
     }
 }
 

@@ -33,6 +33,7 @@ pub fn key_variable(kind: ViewKind) -> &'static str {
         ViewKind::Values => "value",
         ViewKind::Graphs => "graph",
         ViewKind::Ranges => "lower",
+        ViewKind::TextProperties => "property",
     }
 }
 
@@ -84,6 +85,27 @@ pub fn equivalent_query(
             focus_term,
         ),
         ViewKind::Values => triple(focus_term, view.property.clone()?.into(), key_term),
+        ViewKind::TextProperties => {
+            let text = builder.helper("text");
+            let matched = GraphPattern::Filter {
+                expr: contains_words(&text, &focus_text(&query.root).unwrap_or_default()),
+                inner: Box::new(GraphPattern::Bgp {
+                    patterns: vec![triple(
+                        focus_term,
+                        NamedNodePattern::Variable(key.clone()),
+                        TermPattern::Variable(text),
+                    )],
+                }),
+            };
+            return Some(select(counted(
+                join(pattern, matched),
+                &key,
+                &count,
+                &focus,
+                view.offset,
+                view.limit,
+            )));
+        }
         ViewKind::Ranges => {
             let value = builder.helper("v");
             let linked = join(
@@ -441,6 +463,15 @@ fn condition_expression(condition: &ValueCondition, var: &Variable) -> Expressio
             Expression::GreaterOrEqual(v(), Box::new(Expression::Literal(lo.clone()))),
             Expression::LessOrEqual(v(), Box::new(Expression::Literal(hi.clone()))),
         ),
+        ValueCondition::NotIn(terms) => Expression::Not(Box::new(
+            terms
+                .iter()
+                .map(same)
+                .reduce(|a, b| Expression::Or(Box::new(a), Box::new(b)))
+                .unwrap_or(Expression::Literal(Literal::from(false))),
+        )),
+        ValueCondition::Contains(text) => contains_words(var, text),
+        ValueCondition::NotContains(text) => Expression::Not(Box::new(contains_words(var, text))),
         ValueCondition::Lang(range) => Expression::FunctionCall(
             Function::LangMatches,
             vec![
@@ -461,4 +492,57 @@ fn count_distinct(count: &Variable, focus: &Variable) -> (Variable, AggregateExp
             distinct: true,
         },
     )
+}
+
+/// `isLiteral(?v) && CONTAINS(LCASE(STR(?v)), "w1") && …`: the scan matcher's rule for the
+/// words of `text` (the `contains` condition and the `text-properties` view).
+fn contains_words(var: &Variable, text: &str) -> Expression {
+    let lowered = Expression::FunctionCall(
+        Function::LCase,
+        vec![Expression::FunctionCall(
+            Function::Str,
+            vec![Expression::Variable(var.clone())],
+        )],
+    );
+    crate::model::text_words(text).into_iter().fold(
+        Expression::FunctionCall(Function::IsLiteral, vec![Expression::Variable(var.clone())]),
+        |acc, word| {
+            and(
+                acc,
+                Expression::FunctionCall(
+                    Function::Contains,
+                    vec![lowered.clone(), Expression::Literal(Literal::from(word))],
+                ),
+            )
+        },
+    )
+}
+
+/// The text of the node that carries the view.
+fn focus_text(node: &Node) -> Option<String> {
+    if node.view.is_some() {
+        return node.text.clone();
+    }
+    node.edges.iter().find_map(|e| focus_text(&e.node))
+}
+
+/// The query read from one graph only (`FROM <graph> FROM NAMED <graph>`), as the facet
+/// query's `graph` asks.
+pub fn in_graph(query: Query, graph: Option<&NamedNode>) -> Query {
+    match (query, graph) {
+        (
+            Query::Select {
+                pattern, base_iri, ..
+            },
+            Some(graph),
+        ) => Query::Select {
+            dataset: Some(spargebra::algebra::QueryDataset {
+                default: vec![graph.clone()],
+                named: Some(vec![graph.clone()]),
+            }),
+            pattern,
+            base_iri,
+        },
+        (query, _) => query,
+    }
 }

@@ -56,14 +56,15 @@ pub trait TextMatcher: Send + Sync {
 #[derive(Debug, Default, Clone, Copy)]
 pub struct LiteralScanMatcher;
 
-impl LiteralScanMatcher {
-    fn literal_matches(term: &Term, words: &[String]) -> bool {
-        let Term::Literal(literal) = term else {
-            return false;
-        };
-        let text = literal.value().to_lowercase();
-        words.iter().all(|w| text.contains(w.as_str()))
-    }
+/// Whether a term is a literal containing every word (lowercase, from
+/// [`text_words`]) as a substring, ignoring case: the scan matcher's rule, which the `contains`
+/// condition and the excerpts of text rows apply too.
+pub fn literal_contains_words(term: &Term, words: &[String]) -> bool {
+    let Term::Literal(literal) = term else {
+        return false;
+    };
+    let text = literal.value().to_lowercase();
+    words.iter().all(|w| text.contains(w.as_str()))
 }
 
 /// Whether an id is a literal (dictionary or inlined).
@@ -102,7 +103,7 @@ impl TextMatcher for LiteralScanMatcher {
             let matches = match literal_verdicts.get(&quad.object) {
                 Some(v) => *v,
                 None => {
-                    let v = Self::literal_matches(&reader.term(quad.object)?, &words);
+                    let v = literal_contains_words(&reader.term(quad.object)?, &words);
                     literal_verdicts.insert(quad.object, v);
                     v
                 }

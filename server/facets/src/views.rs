@@ -9,7 +9,7 @@ use crate::error::EngineError;
 use crate::executor::FocusSet;
 use crate::model::{View, ViewKind};
 use crate::scan::{self, End};
-use crate::walks;
+use crate::{snippets, walks};
 use lodestone_store::{Reader, TermId};
 use rustc_hash::FxHashMap;
 
@@ -24,37 +24,66 @@ pub struct ViewRows {
     pub complete: bool,
 }
 
+/// What a view reads besides the focus set.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Scope<'a> {
+    /// The property of `values` and `ranges`.
+    pub property: Option<TermId>,
+    /// The id of `rdf:type`, when the store knows it.
+    pub rdf_type: Option<TermId>,
+    /// The one graph read (`None`: every graph).
+    pub graph: Option<TermId>,
+    /// The focus node's text words (`text-properties`).
+    pub words: &'a [String],
+}
+
 /// Computes one view's page.
 pub fn compute(
     reader: &Reader<'_>,
     focus: &FocusSet,
     view: &View,
-    property: Option<TermId>,
-    rdf_type: Option<TermId>,
+    scope: Scope<'_>,
     deadline: Deadline,
 ) -> Result<ViewRows, EngineError> {
     let mut ticker = Ticker::new(deadline);
     let parts = walks::parts_for(focus.members.len());
+    let graph = scope.graph;
     let (mut rows, complete) = match view.kind {
         ViewKind::Entities => rank_entities(reader, focus, &ticker)?,
-        ViewKind::Classes => match rdf_type {
-            Some(t) => count_objects(reader, focus, t, &mut ticker)?,
+        ViewKind::Classes => match scope.rdf_type {
+            Some(t) => count_objects(reader, focus, t, graph, &mut ticker)?,
             None => (Vec::new(), true),
         },
-        ViewKind::Properties => rows_of(walks::properties(reader, &focus.members, parts, &ticker)?),
+        ViewKind::Properties => rows_of(walks::properties(
+            reader,
+            &focus.members,
+            graph,
+            parts,
+            &ticker,
+        )?),
         ViewKind::PropertiesIn => rows_of(walks::properties_in(
             reader,
             &focus.members,
+            graph,
             parts,
             &ticker,
         )?),
         // The counts per value from which `ranges` are bucketed (the engine buckets them in
         // [`crate::ranges`]).
-        ViewKind::Values | ViewKind::Ranges => match property {
-            Some(p) => count_objects(reader, focus, p, &mut ticker)?,
+        ViewKind::Values | ViewKind::Ranges => match scope.property {
+            Some(p) => count_objects(reader, focus, p, graph, &mut ticker)?,
             None => (Vec::new(), true),
         },
-        ViewKind::Graphs => rows_of(walks::graphs(reader, &focus.members, parts, &ticker)?),
+        ViewKind::Graphs => rows_of(walks::graphs(
+            reader,
+            &focus.members,
+            graph,
+            parts,
+            &ticker,
+        )?),
+        ViewKind::TextProperties => {
+            snippets::text_properties(reader, &focus.members, scope.words, graph, &mut ticker)?
+        }
     };
     let total = rows.len() as u64;
     let order = |a: &(TermId, f64), b: &(TermId, f64)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
@@ -84,9 +113,17 @@ fn count_objects(
     reader: &Reader<'_>,
     focus: &FocusSet,
     predicate: TermId,
+    graph: Option<TermId>,
     ticker: &mut Ticker,
 ) -> Result<(Vec<(TermId, f64)>, bool), EngineError> {
-    let (pairs, complete) = scan::pairs(reader, predicate, &focus.members, End::Subject, ticker)?;
+    let (pairs, complete) = scan::pairs(
+        reader,
+        predicate,
+        &focus.members,
+        End::Subject,
+        graph,
+        ticker,
+    )?;
     let mut counts: FxHashMap<TermId, u64> = FxHashMap::default();
     // The pairs are distinct (focus term, object).
     for (_, object) in pairs {

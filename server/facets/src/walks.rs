@@ -29,10 +29,12 @@ pub const TERMS_PER_PART: usize = 32_768;
 /// The most threads one walk uses.
 pub const MAX_PARTS: usize = 4;
 
-/// Per predicate, the focus terms (ascending `sorted`) that are its subjects.
+/// Per predicate, the focus terms (ascending `sorted`) that are its subjects (in `graph` when
+/// given).
 pub fn properties(
     reader: &Reader<'_>,
     sorted: &[TermId],
+    graph: Option<TermId>,
     parts: usize,
     ticker: &Ticker,
 ) -> Result<Counted, EngineError> {
@@ -43,6 +45,9 @@ pub fn properties(
         parts,
         ticker,
         |counts: &mut FxHashMap<TermId, u64>, quad| {
+            if graph.is_some_and(|g| g != quad.graph) {
+                return Step::Continue;
+            }
             // Subject-first order: each (subject, predicate) run is one distinct pair.
             *counts.entry(quad.predicate).or_default() += 1;
             Step::SkipPair
@@ -51,28 +56,33 @@ pub fn properties(
     Ok((sum(states), complete))
 }
 
-/// Per predicate, the focus terms that are its objects.
+/// Per predicate, the focus terms that are its objects (in `graph` when given).
 pub fn properties_in(
     reader: &Reader<'_>,
     sorted: &[TermId],
+    graph: Option<TermId>,
     parts: usize,
     ticker: &Ticker,
 ) -> Result<Counted, EngineError> {
     count_distinct(reader, Lead::Object, sorted, parts, ticker, |quad| {
-        Some((quad.object, quad.predicate))
+        graph
+            .is_none_or(|g| g == quad.graph)
+            .then_some((quad.object, quad.predicate))
     })
 }
 
 /// Per named graph, the focus terms that are subjects in it (SPARQL's `GRAPH ?g` ranges
-/// over named graphs only, so the default graph is left out).
+/// over named graphs only, so the default graph is left out); only `graph` when given.
 pub fn graphs(
     reader: &Reader<'_>,
     sorted: &[TermId],
+    graph: Option<TermId>,
     parts: usize,
     ticker: &Ticker,
 ) -> Result<Counted, EngineError> {
     count_distinct(reader, Lead::Subject, sorted, parts, ticker, |quad| {
-        (!quad.graph.is_default_graph()).then_some((quad.subject, quad.graph))
+        (!quad.graph.is_default_graph() && graph.is_none_or(|g| g == quad.graph))
+            .then_some((quad.subject, quad.graph))
     })
 }
 
@@ -322,14 +332,14 @@ mod tests {
             sorted.sort_unstable();
             let ticker = Ticker::new(Deadline::after(Duration::from_secs(60)));
             for parts in 1..4 {
-                let (counts, complete) = properties(&reader, &sorted, parts, &ticker).expect("walk");
+                let (counts, complete) = properties(&reader, &sorted, None, parts, &ticker).expect("walk");
                 prop_assert!(complete);
                 prop_assert_eq!(counts, naive(&reader, &sorted, Lead::Subject, |q| Some(q.predicate)));
 
-                let (counts, _) = properties_in(&reader, &sorted, parts, &ticker).expect("walk");
+                let (counts, _) = properties_in(&reader, &sorted, None, parts, &ticker).expect("walk");
                 prop_assert_eq!(counts, naive(&reader, &sorted, Lead::Object, |q| Some(q.predicate)));
 
-                let (counts, _) = graphs(&reader, &sorted, parts, &ticker).expect("walk");
+                let (counts, _) = graphs(&reader, &sorted, None, parts, &ticker).expect("walk");
                 let named = |q: &EncodedQuad| (!q.graph.is_default_graph()).then_some(q.graph);
                 prop_assert_eq!(counts, naive(&reader, &sorted, Lead::Subject, named));
 
@@ -377,7 +387,7 @@ mod tests {
             .collect();
         sorted.sort_unstable();
         let ticker = Ticker::new(Deadline::after(Duration::ZERO));
-        let (counts, complete) = properties(&reader, &sorted, 1, &ticker).expect("walk");
+        let (counts, complete) = properties(&reader, &sorted, None, 1, &ticker).expect("walk");
         assert!(!complete);
         assert!(counts.values().sum::<u64>() < 3000);
     }

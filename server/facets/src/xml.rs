@@ -1,4 +1,5 @@
-//! XML writers: the `/api/facets` answer in XML, and Virtuoso's `fct:facets` answer.
+//! The `/api/facets` answer in XML (Virtuoso's `fct:facets` answer is in
+//! [`fct_xml`](crate::fct_xml)).
 
 use crate::labels::local_name;
 use crate::response::FacetAnswer;
@@ -103,59 +104,5 @@ pub fn answer_xml(answer: &FacetAnswer) -> Result<Vec<u8>, quick_xml::Error> {
         w.write_event(Event::End(BytesEnd::new("row")))?;
     }
     w.write_event(Event::End(BytesEnd::new("facets")))?;
-    Ok(w.into_inner())
-}
-
-/// The answer as Virtuoso's `fct:facets`: `fct:sparql`, `fct:time`, `fct:complete`
-/// (`yes`/`no`), `fct:timeout`, and `fct:result type=…` with one `fct:row` per row: the
-/// value column (`datatype="uri"` and `shortform` for IRIs, the literal's datatype or
-/// `xml:lang` otherwise), the label column, and the count (or score) column.
-pub fn fct_xml(answer: &FacetAnswer, view_type: &str) -> Result<Vec<u8>, quick_xml::Error> {
-    let mut w = Writer::new(Vec::new());
-    w.write_event(Event::Decl(BytesDecl::new("1.0", Some("UTF-8"), None)))?;
-    let mut root = BytesStart::new("fct:facets");
-    root.push_attribute(("xmlns:fct", FCT_NAMESPACE));
-    w.write_event(Event::Start(root))?;
-    text_element(&mut w, "fct:sparql", &[], &answer.sparql)?;
-    text_element(&mut w, "fct:time", &[], &answer.time_ms.to_string())?;
-    text_element(
-        &mut w,
-        "fct:complete",
-        &[],
-        if answer.complete { "yes" } else { "no" },
-    )?;
-    text_element(&mut w, "fct:timeout", &[], &answer.timeout_ms.to_string())?;
-    let mut result = BytesStart::new("fct:result");
-    result.push_attribute(("type", view_type));
-    let total = answer.total.to_string();
-    result.push_attribute(("total", total.as_str()));
-    w.write_event(Event::Start(result))?;
-    for row in &answer.rows {
-        w.write_event(Event::Start(BytesStart::new("fct:row")))?;
-        let value_attrs: Vec<(&str, String)> = match &row.value {
-            Term::NamedNode(n) => vec![
-                ("datatype", "uri".into()),
-                ("shortform", local_name(n.as_str()).into()),
-            ],
-            Term::Literal(l) => match l.language() {
-                Some(lang) => vec![("xml:lang", lang.into())],
-                None => vec![("datatype", l.datatype().as_str().into())],
-            },
-            _ => vec![("datatype", "bnode".into())],
-        };
-        let value_attrs: Vec<(&str, &str)> =
-            value_attrs.iter().map(|(k, v)| (*k, v.as_str())).collect();
-        text_element(&mut w, "fct:column", &value_attrs, &term_text(&row.value))?;
-        text_element(&mut w, "fct:column", &[], &row.label)?;
-        let figure = match (row.count, row.score) {
-            (Some(c), _) => c.to_string(),
-            (None, Some(s)) => s.to_string(),
-            (None, None) => String::new(),
-        };
-        text_element(&mut w, "fct:column", &[], &figure)?;
-        w.write_event(Event::End(BytesEnd::new("fct:row")))?;
-    }
-    w.write_event(Event::End(BytesEnd::new("fct:result")))?;
-    w.write_event(Event::End(BytesEnd::new("fct:facets")))?;
     Ok(w.into_inner())
 }

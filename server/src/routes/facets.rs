@@ -6,6 +6,11 @@
 //! the JSON query, or flattened parameters describe a root-only query (`text`, `class`,
 //! `not-class`, `view`, `view-property`, `limit`, `offset`, `timeout_ms`). The answer is JSON
 //! unless `format=xml` or `Accept` prefers XML.
+//!
+//! `/fct/service` answers in Virtuoso's shapes ([`lodestone_facets::fct_xml`]), errors
+//! included (`<error>` with an SQLSTATE-like code, the message and Lodestone's error code);
+//! `GET /fct`, `/fct/` and `/fct/search?q=` (Virtuoso's browser entry points) lead to the
+//! faceted search page.
 
 use crate::error::ApiError;
 use crate::extract::negotiate::{AcceptHeader, Offer};
@@ -14,15 +19,17 @@ use crate::state::AppState;
 use axum::body::Bytes;
 use axum::extract::{DefaultBodyLimit, RawQuery, State};
 use axum::http::{header, HeaderMap, HeaderValue};
-use axum::response::{IntoResponse, Response};
+use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use axum::Router;
-use lodestone_facets::fct::parse_request;
+use lodestone_facets::fct::parse_service_request;
+use lodestone_facets::fct_xml::{fct_error, fct_xml};
 use lodestone_facets::json::{parse_flat, parse_query};
-use lodestone_facets::model::{FacetQuery, ViewKind, DEFAULT_TIMEOUT};
+use lodestone_facets::model::{FacetQuery, DEFAULT_TIMEOUT};
 use lodestone_facets::response::FacetAnswer;
-use lodestone_facets::xml::{answer_xml, fct_xml};
-use std::sync::Arc;
+use lodestone_facets::xml::answer_xml;
+use lodestone_web::ui::Prefixes;
+use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
 /// The answer syntaxes of `/api/facets`.
@@ -43,6 +50,9 @@ pub fn router(state: &AppState) -> Router<AppState> {
     Router::new()
         .route("/api/facets", get(get_facets).post(post_facets))
         .route("/fct/service", post(fct_service))
+        .route("/fct", get(fct_browser))
+        .route("/fct/", get(fct_browser))
+        .route("/fct/search", get(fct_browser))
         .layer(DefaultBodyLimit::max(state.settings().max_body_bytes))
 }
 
@@ -124,33 +134,60 @@ async fn post_facets(
     write(&answer, syntax)
 }
 
-async fn fct_service(State(state): State<AppState>, body: Bytes) -> Result<Response, ApiError> {
-    let query = parse_request(&body).map_err(bad)?;
-    let view_type = fct_view_name(&query);
-    let answer = run(&state, query).await?;
-    let xml = fct_xml(&answer, view_type)
-        .map_err(|e| ApiError::Internal(format!("writing XML failed: {e}")))?;
-    Ok(xml_response(xml))
+async fn fct_service(State(state): State<AppState>, body: Bytes) -> Response {
+    let answered = async {
+        let request = parse_service_request(&body).map_err(bad)?;
+        let answer = run(&state, request.query).await?;
+        fct_xml(&answer, &request.view_type, &|iri| PREFIXES.compact(iri))
+            .map_err(|e| ApiError::Internal(format!("writing XML failed: {e}")))
+    }
+    .await;
+    match answered {
+        Ok(xml) => xml_response(xml),
+        Err(error) => fct_error_response(&error),
+    }
 }
 
-/// The `type` of `fct:result`: Virtuoso's name for the view.
-fn fct_view_name(query: &FacetQuery) -> &'static str {
-    match query.view().map(|v| v.kind) {
-        Some(ViewKind::Classes) => "classes",
-        Some(ViewKind::Properties) => "properties",
-        Some(ViewKind::PropertiesIn) => "properties-in",
-        Some(ViewKind::Values) => "list-count",
-        Some(ViewKind::Graphs) => "graphs",
-        // Not a view of Virtuoso's service (the fct syntax cannot ask for it).
-        Some(ViewKind::Ranges) => "ranges",
-        Some(ViewKind::Entities) | None => {
-            if query.root.text.is_some() {
-                "text"
-            } else {
-                "list"
-            }
-        }
-    }
+/// The prefixes `shortform`s are written with.
+static PREFIXES: LazyLock<Prefixes> = LazyLock::new(Prefixes::well_known);
+
+/// An error as Virtuoso's service writes it: `<error>` with an SQLSTATE-like `code`
+/// (`22023` for a request refused, `S1TAT` for a time budget spent, `HY000` otherwise),
+/// the `message`, and Lodestone's error code as `diagnostics`; the HTTP status is the one
+/// the error has everywhere.
+fn fct_error_response(error: &ApiError) -> Response {
+    let (code, status) = error.code_and_status();
+    let sqlstate = match error {
+        ApiError::Timeout(_) => "S1TAT",
+        _ if status.is_client_error() => "22023",
+        _ => "HY000",
+    };
+    let message = match error {
+        ApiError::Internal(_) => "internal error; the details are in the server log".to_owned(),
+        other => other.to_string(),
+    };
+    let mut response = xml_response(fct_error(sqlstate, &message, code));
+    *response.status_mut() = status;
+    response
+}
+
+/// `GET /fct`, `/fct/` and `/fct/search?q=…`: Virtuoso's faceted browser lives at
+/// `/search` here (`q` is carried over).
+async fn fct_browser(RawQuery(raw): RawQuery) -> Response {
+    let params = query_parameters(raw);
+    let target = match params
+        .iter()
+        .find(|(k, v)| k == "q" && !v.trim().is_empty())
+    {
+        Some((_, q)) => format!(
+            "/search?{}",
+            form_urlencoded::Serializer::new(String::new())
+                .append_pair("q", q)
+                .finish()
+        ),
+        None => "/search".to_owned(),
+    };
+    Redirect::to(&target).into_response()
 }
 
 /// Validates and answers a query within its budget (the server's limit caps `timeout_ms`).

@@ -213,6 +213,7 @@ impl SearchState {
         FacetQuery {
             root: focus,
             timeout: Some(Duration::from_millis(self.timeout_ms)),
+            graph: None,
         }
     }
 }
