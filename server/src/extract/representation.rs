@@ -79,13 +79,30 @@ const FORMAT_NAMES: [(&str, Representation); 9] = [
     ("htm", Representation::Html),
 ];
 
+/// The `Content-Type` of an RDF response in `format`: its media type with `charset=utf-8`.
+///
+/// Every syntax is written in UTF-8, and saying so matters: HTTP/1.1 clients such as Python's
+/// `requests` decode a `text/*` body without a charset as Latin-1, garbling every non-ASCII
+/// literal of a Turtle document.
+pub fn rdf_content_type(format: RdfFormat) -> &'static str {
+    match format {
+        RdfFormat::Turtle => "text/turtle; charset=utf-8",
+        RdfFormat::N3 => "text/n3; charset=utf-8",
+        RdfFormat::NTriples => "application/n-triples; charset=utf-8",
+        RdfFormat::NQuads => "application/n-quads; charset=utf-8",
+        RdfFormat::TriG => "application/trig; charset=utf-8",
+        RdfFormat::RdfXml => "application/rdf+xml; charset=utf-8",
+        RdfFormat::JsonLd { .. } => "application/ld+json; charset=utf-8",
+        other => other.media_type(),
+    }
+}
+
 impl Representation {
-    /// The `Content-Type` of a response.
+    /// The `Content-Type` of a response (with `charset=utf-8`).
     pub fn content_type(self) -> &'static str {
         match self {
             Self::Html => "text/html; charset=utf-8",
-            Self::Rdf(RdfFormat::NTriples) => "application/n-triples",
-            Self::Rdf(format) => format.media_type(),
+            Self::Rdf(format) => rdf_content_type(format),
         }
     }
 

@@ -11,6 +11,7 @@ use crate::extract::auth::authorize_write;
 use crate::extract::body::read_body;
 use crate::extract::nesting::check_json_depth;
 use crate::extract::rdfxml::check_entities;
+use crate::extract::representation::rdf_content_type;
 use crate::extract::sparql::{accept_header, parse_pairs};
 use crate::respond::rdf;
 use crate::respond::stream::{run_blocking, run_write, stream_blocking};
@@ -141,7 +142,7 @@ async fn read_graph(
         &state,
         permit,
         budget,
-        format.media_type(),
+        rdf_content_type(format),
         move |sink, token| {
             let reader = store.reader();
             let graph = existing_graph(&reader, &target)?;
@@ -176,7 +177,7 @@ async fn head_graph(
     let mut response = StatusCode::OK.into_response();
     response.headers_mut().insert(
         header::CONTENT_TYPE,
-        HeaderValue::from_static(format.media_type()),
+        HeaderValue::from_static(rdf_content_type(format)),
     );
     Ok(response)
 }

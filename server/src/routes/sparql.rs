@@ -8,6 +8,7 @@ use crate::error::ApiError;
 use crate::extract::auth::authorize_write;
 use crate::extract::negotiate::AcceptHeader;
 use crate::extract::parse;
+use crate::extract::representation::rdf_content_type;
 use crate::extract::sparql::{Operation, SparqlRequest};
 use crate::respond::stream::{run_write, stream_blocking, ChunkSink, Outcome, TRUNCATED_HEADER};
 use crate::respond::{rdf, results};
@@ -72,7 +73,7 @@ impl AnswerFormat {
     fn media_type(self) -> &'static str {
         match self {
             Self::Results(f) => f.media_type(),
-            Self::Rdf(f) => f.media_type(),
+            Self::Rdf(f) => rdf_content_type(f),
         }
     }
 }
@@ -309,7 +310,7 @@ fn service_description(state: &AppState, request: &SparqlRequest) -> Result<Resp
     let mut response = body.into_response();
     response.headers_mut().insert(
         header::CONTENT_TYPE,
-        HeaderValue::from_static(format.media_type()),
+        HeaderValue::from_static(rdf_content_type(format)),
     );
     Ok(response)
 }
