@@ -1,6 +1,8 @@
 //! The router: one `router()` per area, and the layers every request goes through (one log
-//! line, the request counters, `Vary: Accept`; the security headers, see [`security_headers`]).
+//! line, the request counters, `Vary: Accept`; the security headers, see [`security_headers`];
+//! cross-origin reads of the read-only routes, see [`cors`]).
 
+pub mod cors;
 pub mod facets;
 pub mod graph_store;
 pub mod health;
@@ -31,6 +33,7 @@ pub fn app(state: AppState) -> Router {
         .merge(pages::router())
         .merge(facets::router(&state))
         .merge(ui::router())
+        .layer(middleware::from_fn(cors::read_only))
         .layer(middleware::from_fn_with_state(state.clone(), track))
         .layer(middleware::from_fn_with_state(
             state.clone(),
