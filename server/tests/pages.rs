@@ -9,6 +9,8 @@
 mod common;
 #[path = "pages/conneg.rs"]
 mod conneg;
+#[path = "pages/conventions.rs"]
+mod conventions;
 #[path = "pages/documents.rs"]
 mod documents;
 #[path = "pages/hash_documents.rs"]

@@ -21,3 +21,4 @@ pub use crate::links::Linker;
 pub use crate::pages::entity::{EntityData, EntityPage, Pagination, UsageCounts};
 pub use crate::pages::hash_document::{HashDocumentPage, HashEntry};
 pub use crate::pages::layout::{Alternate, Layout};
+pub use crate::pages::not_found::NotFoundPage;

@@ -203,8 +203,30 @@ fn revalidation_uses_the_commit_sequence() {
     assert!(after.text().expect("body").contains("Ally"));
 }
 
+/// The lines of an N-Triples page that describe the entity, without its paging statements.
+fn described_lines(body: &str) -> Vec<&str> {
+    body.lines()
+        .filter(|line| !line.contains(PAGING_VOCAB[0]) && !line.contains(PAGING_VOCAB[1]))
+        .collect()
+}
+
+const PAGING_VOCAB: [&str; 2] = [
+    "<http://www.w3.org/ns/hydra/core#",
+    "<http://rdfs.org/ns/void#",
+];
+
+/// The `rel="next"` target of a response's `Link` header.
+fn next_link(response: &reqwest::blocking::Response) -> Option<String> {
+    header(response, "link")
+        .split(", ")
+        .find(|l| l.ends_with("rel=\"next\""))
+        .and_then(|l| l.strip_prefix('<'))
+        .and_then(|l| l.split_once('>'))
+        .map(|(href, _)| href.to_owned())
+}
+
 #[test]
-fn fifty_thousand_incoming_links_are_paged_never_cut() {
+fn fifty_thousand_incoming_links_are_whole_by_default_and_paged_on_request() {
     let links = 50_000;
     let server = TestServer::with_store(ServerSettings::default().with_base_iri(BASE), |store| {
         let mut trig = String::from("<http://example.org/resource/hub> <http://www.w3.org/2000/01/rdf-schema#label> \"Hub\" .\n");
@@ -213,27 +235,65 @@ fn fifty_thousand_incoming_links_are_paged_never_cut() {
         }
         crate::common::load(store, &trig);
     });
+    // The document is complete (it had the first 2,000 statements only, without a word).
+    let whole = get(&server, "/data/hub.nt", "");
+    assert_eq!(whole.status(), 200);
+    assert!(next_link(&whole).is_none());
+    let whole = whole.text().expect("body");
+    assert_eq!(whole.lines().count(), links + 1);
+    assert!(
+        described_lines(&whole).len() == links + 1,
+        "no paging statements"
+    );
+    // Pages on request, linked in `Link` and in the RDF itself.
     let mut seen = std::collections::BTreeSet::new();
-    let mut next = Some("/data/hub.nt".to_owned());
+    let mut next = Some("/data/hub.nt?page=1".to_owned());
     let mut pages = 0;
     while let Some(path) = next.take() {
         let response = get(&server, &path, "");
         assert_eq!(response.status(), 200, "{path}");
-        let link = header(&response, "link");
-        next = link
-            .split(", ")
-            .find(|l| l.ends_with("rel=\"next\""))
-            .and_then(|l| l.strip_prefix('<'))
-            .and_then(|l| l.split_once('>'))
-            .map(|(href, _)| href.to_owned());
+        next = next_link(&response);
         let body = response.text().expect("body");
-        for line in body.lines() {
+        let page_url = format!("<{}>", server.url(&path));
+        assert!(
+            body.contains(&format!("{page_url} <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <http://www.w3.org/ns/hydra/core#PartialCollectionView> .")),
+            "{path}: {body}"
+        );
+        assert!(
+            body.contains(&format!(
+                "<{}> <http://www.w3.org/ns/hydra/core#totalItems> \"{}\"^^<http://www.w3.org/2001/XMLSchema#integer> .",
+                server.url("/data/hub.nt"),
+                links + 1
+            )),
+            "{path}"
+        );
+        match &next {
+            Some(href) => assert!(
+                body.contains(&format!(
+                    "{page_url} <http://www.w3.org/ns/hydra/core#next> <{}> .",
+                    server.url(href)
+                )),
+                "{path}"
+            ),
+            None => assert!(!body.contains("hydra/core#next>"), "{path}"),
+        }
+        assert_eq!(body.contains("hydra/core#previous>"), pages > 0, "{path}");
+        for line in described_lines(&body) {
             assert!(seen.insert(line.to_owned()), "{line} on two pages");
         }
         pages += 1;
     }
     assert_eq!(seen.len(), links + 1);
     assert_eq!(pages, (links + 1).div_ceil(2_000));
+    // A page past the end is not found, in RDF and in HTML.
+    assert_eq!(
+        get(&server, &format!("/data/hub.nt?page={}", pages + 1), "").status(),
+        404
+    );
+    assert_eq!(
+        get(&server, &format!("/page/hub?page={}", pages + 1), "").status(),
+        404
+    );
     let html = get(&server, "/page/hub", "").text().expect("html");
     assert!(html.contains(&format!("<small class=\"count\">{links}</small>")));
     assert!(html.contains("rel=\"next\" href=\"/page/hub?page=2\""));
@@ -257,15 +317,19 @@ fn a_long_blank_node_chain_behind_a_small_entity_is_served_whole() {
     let server = TestServer::with_data(ServerSettings::default().with_base_iri(BASE), &trig);
     let total = 2 + 2 * cells;
     let pages = total.div_ceil(2_000);
-    let first = get(&server, "/data/listed.nt", "");
+    let whole = get(&server, "/data/listed.nt", "");
+    assert_eq!(whole.status(), 200);
+    let body = whole.bytes().expect("body");
+    assert_eq!(parse_rdf(&body, RdfFormat::NTriples).len(), total);
+    let first = get(&server, "/data/listed.nt?page=1", "");
     assert_eq!(first.status(), 200);
     assert!(header(&first, "link").contains("/data/listed.nt?page=2>; rel=\"next\""));
-    let body = first.bytes().expect("body");
-    assert_eq!(parse_rdf(&body, RdfFormat::NTriples).len(), 2_000);
+    let body = first.text().expect("body");
+    assert_eq!(described_lines(&body).len(), 2_000);
     let last = get(&server, &format!("/data/listed.nt?page={pages}"), "");
     assert_eq!(last.status(), 200);
     assert!(!header(&last, "link").contains("rel=\"next\""));
-    let body = last.bytes().expect("body");
+    let body = last.text().expect("body");
     let expected = total - (pages - 1) * 2_000;
-    assert_eq!(parse_rdf(&body, RdfFormat::NTriples).len(), expected);
+    assert_eq!(described_lines(&body).len(), expected);
 }

@@ -3,3 +3,4 @@
 pub mod entity;
 pub mod hash_document;
 pub mod layout;
+pub mod not_found;

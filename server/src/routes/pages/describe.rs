@@ -2,8 +2,9 @@
 //!
 //! The document of an entity is one ordered list of quads: its own statements (every graph,
 //! index order), then the statements of the blank nodes it reaches, recursively (its concise
-//! bounded description), then the statements of others that point at it. Page `n` is the
-//! `n`-th slice of `page_size` quads of that list, so every representation of a page holds
+//! bounded description), then the statements of others that point at it. [`walk`] visits that
+//! list without holding it (a complete document is streamed from it); page `n` is the `n`-th
+//! slice of `page_size` quads of it ([`describe`]), so every representation of a page holds
 //! the same quads, and paging through all pages yields the whole description exactly once.
 //! Blank nodes reached from the entity are part of its description, so their statements never
 //! count as incoming links.
@@ -14,7 +15,7 @@ use lodestone_store::{EncodedQuad, Reader, StoreError, TermId, TermKind};
 use lodestone_web::{EntityData, Labels, UsageCounts};
 use oxrdf::{GraphName, NamedNode, Quad, Term, TermRef};
 use rustc_hash::{FxHashMap, FxHashSet};
-use std::collections::{HashMap, HashSet};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -42,6 +43,11 @@ impl Deadline {
         }
     }
 
+    /// The budget the deadline was set from.
+    pub(super) fn budget(&self) -> Duration {
+        self.budget
+    }
+
     fn check(&self, count: usize) -> Result<(), ApiError> {
         if count.is_multiple_of(CLOCK_EVERY) && Instant::now() >= self.at {
             return Err(ApiError::Timeout(self.budget));
@@ -60,6 +66,8 @@ pub(super) struct DescribedPage {
     pub incoming: Vec<Quad>,
     /// Whether a further page exists.
     pub has_next: bool,
+    /// The statements of the whole document, when the walk went to its end.
+    pub total: Option<u64>,
     /// Incoming statements per predicate over all pages (gathered for HTML only).
     pub incoming_counts: Vec<(TermId, u64)>,
     /// The IRIs of the page's quads with their ids, each once.
@@ -70,6 +78,11 @@ impl DescribedPage {
     /// Every quad of the page, in document order.
     pub(super) fn quads(&self) -> impl Iterator<Item = &Quad> {
         self.own.iter().chain(&self.blank).chain(&self.incoming)
+    }
+
+    /// Whether the page holds no statement (a page past the end of its document).
+    pub(super) fn is_empty(&self) -> bool {
+        self.quads().next().is_none()
     }
 }
 
@@ -82,76 +95,112 @@ fn is_blank(id: TermId) -> bool {
     matches!(id.kind(), TermKind::MintedBlank | TermKind::NamedBlank)
 }
 
-/// Reads page `page` (from 1) of the document of `entity`. With `count_incoming`, the whole
-/// incoming range is scanned to count links per predicate; otherwise the scan stops at the
-/// end of the page.
+/// Where a statement of a document comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Part {
+    /// The resource is its subject.
+    Own,
+    /// A blank node the resource reaches is its subject.
+    Blank,
+    /// Another subject points at the resource.
+    Incoming,
+}
+
+/// Visits the statements of the document of `resources` in document order: for each resource,
+/// its own statements (every graph, index order), those of the blank nodes it reaches
+/// (breadth first, each node once), then those of others that point at it. A document of
+/// several resources (a hash document) holds each statement once: the first time the walk
+/// meets it. `visit` returns `false` to stop the walk.
+///
+/// Nothing but the blank nodes reached (and, for several resources, the statements seen) is
+/// kept, so a description of any size is walked in bounded memory.
+pub(super) fn walk(
+    reader: &Reader<'_>,
+    resources: &[TermId],
+    deadline: Deadline,
+    mut visit: impl FnMut(Part, &EncodedQuad) -> Result<bool, ApiError>,
+) -> Result<(), ApiError> {
+    let several = resources.len() > 1;
+    let mut seen: FxHashSet<EncodedQuad> = FxHashSet::default();
+    let mut scanned = 0;
+    for &entity in resources {
+        let mut reached: FxHashSet<TermId> = FxHashSet::default();
+        let mut queue = VecDeque::from([entity]);
+        while let Some(node) = queue.pop_front() {
+            let part = if node == entity {
+                Part::Own
+            } else {
+                Part::Blank
+            };
+            for quad in reader.quads_for_pattern(Some(node), None, None, None) {
+                let quad = quad.map_err(store_error)?;
+                scanned += 1;
+                deadline.check(scanned)?;
+                if is_blank(quad.object) && quad.object != entity && reached.insert(quad.object) {
+                    queue.push_back(quad.object);
+                }
+                if (!several || seen.insert(quad)) && !visit(part, &quad)? {
+                    return Ok(());
+                }
+            }
+        }
+        // Blank nodes reached from the resource are part of its description, so their
+        // statements are never incoming links.
+        for quad in reader.quads_for_pattern(None, None, Some(entity), None) {
+            let quad = quad.map_err(store_error)?;
+            scanned += 1;
+            deadline.check(scanned)?;
+            if quad.subject == entity || reached.contains(&quad.subject) {
+                continue;
+            }
+            if (!several || seen.insert(quad)) && !visit(Part::Incoming, &quad)? {
+                return Ok(());
+            }
+        }
+    }
+    Ok(())
+}
+
+/// What a [`describe`] walk gathers besides the page.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Gather {
+    /// Count incoming statements per predicate over the whole document (the HTML page).
+    pub incoming_counts: bool,
+    /// Count the statements of the whole document (a paged RDF document states its total).
+    pub total: bool,
+}
+
+/// Reads page `page` (from 1) of the document of `resources` (see [`walk`]). Without
+/// anything to [`Gather`], the walk stops one statement past the end of the page.
 pub(super) fn describe(
     reader: &Reader<'_>,
-    entity: TermId,
+    resources: &[TermId],
     page: u64,
     page_size: usize,
-    count_incoming: bool,
+    gather: Gather,
     deadline: Deadline,
 ) -> Result<DescribedPage, ApiError> {
-    // The entity's statements, then its blank nodes' (breadth first, each node once).
-    let mut outgoing: Vec<EncodedQuad> = Vec::new();
-    let mut own_len = 0;
-    let mut reached: FxHashSet<TermId> = FxHashSet::default();
-    let mut queue = std::collections::VecDeque::from([entity]);
-    while let Some(node) = queue.pop_front() {
-        for quad in reader.quads_for_pattern(Some(node), None, None, None) {
-            let quad = quad.map_err(store_error)?;
-            deadline.check(outgoing.len())?;
-            if is_blank(quad.object) && quad.object != entity && reached.insert(quad.object) {
-                queue.push_back(quad.object);
-            }
-            outgoing.push(quad);
-        }
-        if node == entity {
-            own_len = outgoing.len();
-        }
-    }
     let size = u64::try_from(page_size).unwrap_or(u64::MAX);
-    let offset = page.saturating_sub(1).saturating_mul(size);
-    let start = usize::try_from(offset).unwrap_or(usize::MAX);
-    let end = start.saturating_add(page_size);
-    let slice = |from: usize, to: usize| -> &[EncodedQuad] {
-        let to = to.min(outgoing.len());
-        outgoing.get(from.min(to)..to).unwrap_or_default()
-    };
-    let own_ids = slice(start, end.min(own_len)).to_vec();
-    let blank_ids = slice(start.max(own_len), end).to_vec();
-    let taken = own_ids.len() + blank_ids.len();
-    // Incoming statements: skip what earlier pages held, keep this page's, look one further.
-    let mut incoming_skip = start.saturating_sub(outgoing.len());
-    let mut incoming_room = page_size - taken;
-    let mut incoming_ids = Vec::new();
-    let mut has_next = end < outgoing.len();
+    let start = page.saturating_sub(1).saturating_mul(size);
+    let end = start.saturating_add(size);
+    let walk_all = gather.incoming_counts || gather.total;
+    let (mut own_ids, mut blank_ids, mut incoming_ids) = (Vec::new(), Vec::new(), Vec::new());
     let mut counts: FxHashMap<TermId, u64> = FxHashMap::default();
-    for (seen, quad) in reader
-        .quads_for_pattern(None, None, Some(entity), None)
-        .enumerate()
-    {
-        let quad = quad.map_err(store_error)?;
-        deadline.check(seen + 1)?;
-        if quad.subject == entity || reached.contains(&quad.subject) {
-            continue;
-        }
-        if count_incoming {
+    let mut index: u64 = 0;
+    walk(reader, resources, deadline, |part, quad| {
+        if gather.incoming_counts && part == Part::Incoming {
             *counts.entry(quad.predicate).or_default() += 1;
         }
-        if incoming_skip > 0 {
-            incoming_skip -= 1;
-        } else if incoming_room > 0 {
-            incoming_room -= 1;
-            incoming_ids.push(quad);
-        } else {
-            has_next = true;
-            if !count_incoming {
-                break;
+        if (start..end).contains(&index) {
+            match part {
+                Part::Own => own_ids.push(*quad),
+                Part::Blank => blank_ids.push(*quad),
+                Part::Incoming => incoming_ids.push(*quad),
             }
         }
-    }
+        index += 1;
+        Ok(index <= end || walk_all)
+    })?;
     let mut iris = Vec::new();
     let mut seen: FxHashSet<TermId> = FxHashSet::default();
     let mut decode = |ids: &[EncodedQuad]| -> Result<Vec<Quad>, ApiError> {
@@ -183,7 +232,8 @@ pub(super) fn describe(
         own,
         blank,
         incoming,
-        has_next,
+        has_next: index > end,
+        total: walk_all.then_some(index),
         incoming_counts,
         iris,
     })

@@ -1,19 +1,30 @@
 //! What a document answer is made of, shared by entity documents ([`super::respond`]) and hash
 //! documents ([`super::hash_document`]): the request, the server context, the serialization
-//! and the headers (`ETag`, `Last-Modified`, `Link`, `Content-Location`, `Vary`).
+//! (a page with its paging statements, or the whole document streamed) and the headers
+//! (`ETag`, `Last-Modified`, `Link`, `Content-Location`, `Vary`).
+//!
+//! An RDF document asked for without `page=` is complete: every statement, streamed, cut
+//! like a SPARQL response if the time budget runs out (a transfer error, never a
+//! complete-looking document). With `page=N` it is page `N`, which says so in RDF: the
+//! document's URL has `hydra:view` the page and `hydra:totalItems` / `void:triples` its
+//! statements; the page is a `hydra:PartialCollectionView` with `hydra:first`, `hydra:last`,
+//! `hydra:previous` and `hydra:next`, the same links as in `Link`.
 
-use super::describe::{store_error, DescribedPage};
+use super::describe::{store_error, walk, Deadline, DescribedPage};
 use crate::error::ApiError;
 use crate::extract::representation::{Representation, REPRESENTATIONS};
 use crate::page_cache::PageCache;
 use crate::respond::results::io_error;
+use crate::respond::stream::{ChunkSink, Outcome};
 use crate::settings::PageSettings;
 use axum::body::Body;
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use lodestone_store::Reader;
+use lodestone_store::sparql::CancellationToken;
+use lodestone_store::{Reader, TermId};
 use lodestone_web::{Alternate, LanguageChain, Linker};
-use oxrdf::{GraphName, NamedNode};
+use oxrdf::vocab::{rdf, xsd};
+use oxrdf::{GraphName, Literal, NamedNode, Quad};
 use oxrdfio::RdfSerializer;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::Arc;
@@ -25,8 +36,13 @@ pub(super) struct DocumentRequest {
     pub candidates: Vec<String>,
     /// What to answer with.
     pub representation: Representation,
-    /// Page number, from 1.
-    pub page: u64,
+    /// Page number, from 1; `None` for the whole document (RDF) or its first page (HTML).
+    pub page: Option<u64>,
+    /// Statements per page of a paged document.
+    pub page_size: usize,
+    /// Scheme and authority of this server as the client sees it (`http://host:port`): the
+    /// paging statements of a page name absolute URLs. `None` without a usable `Host`.
+    pub origin: Option<String>,
     /// Link builder (with the base IRI).
     pub linker: Linker,
     /// The reader's languages.
@@ -55,14 +71,56 @@ pub(super) struct Context {
     pub cache: Arc<PageCache>,
 }
 
-/// The RDF serialization of a described page.
+impl DocumentRequest {
+    /// Whether the request is for the whole RDF document rather than a page.
+    pub(super) fn is_complete(&self) -> bool {
+        self.page.is_none() && self.representation != Representation::Html
+    }
+
+    /// The page to read (the first one for a complete document or an HTML page).
+    pub(super) fn page_number(&self) -> u64 {
+        self.page.unwrap_or(1)
+    }
+
+    /// The `page=` of the link to page `page` in `representation`: none for the first HTML
+    /// page (the plain page URL), always one for RDF, whose plain URL is the whole document.
+    fn page_param(representation: Representation, page: u64) -> Option<u64> {
+        (representation != Representation::Html || page > 1).then_some(page)
+    }
+
+    /// The URL of `iri`'s document in `representation`, at `page` if given.
+    fn link(&self, iri: &NamedNode, representation: Representation, page: Option<u64>) -> String {
+        let link = match representation {
+            Representation::Html => self.linker.page(iri.as_str()),
+            Representation::Rdf(_) => self.linker.data(iri.as_str(), representation.suffix()),
+        };
+        super::with_page(&link, page)
+    }
+
+    /// The error of a page past the end of its document.
+    pub(super) fn past_the_end(&self, iri: &NamedNode) -> ApiError {
+        ApiError::NotFound(format!(
+            "the document of {iri} has no page {}",
+            self.page_number()
+        ))
+    }
+}
+
+/// The RDF serialization of a described page; a page of a paged request (`page=` given)
+/// with its paging statements about `iri`'s document.
 pub(super) fn serialize(
     described: &DescribedPage,
+    request: &DocumentRequest,
+    iri: &NamedNode,
     format: oxrdfio::RdfFormat,
 ) -> Result<Vec<u8>, ApiError> {
     let mut serializer = RdfSerializer::from_format(format).for_writer(Vec::new());
     let datasets = format.supports_datasets();
-    for quad in described.quads() {
+    let paging = match request.page {
+        Some(_) => paging_quads(described, request, iri)?,
+        None => Vec::new(),
+    };
+    for quad in described.quads().chain(&paging) {
         if datasets {
             serializer.serialize_quad(quad).map_err(io_error)?;
         } else {
@@ -72,6 +130,117 @@ pub(super) fn serialize(
         }
     }
     serializer.finish().map_err(io_error)
+}
+
+const HYDRA: &str = "http://www.w3.org/ns/hydra/core#";
+const VOID: &str = "http://rdfs.org/ns/void#";
+
+/// The statements that say a page is a page: see the module documentation.
+fn paging_quads(
+    described: &DescribedPage,
+    request: &DocumentRequest,
+    iri: &NamedNode,
+) -> Result<Vec<Quad>, ApiError> {
+    let origin = request.origin.as_deref().ok_or_else(|| {
+        ApiError::BadRequest(
+            "a paged document names its pages by absolute URL: send a Host header".into(),
+        )
+    })?;
+    let absolute = |page: Option<u64>| {
+        let link = request.link(iri, request.representation, page);
+        NamedNode::new(format!("{origin}{link}"))
+            .map_err(|e| ApiError::Internal(format!("paging link {link:?}: {e}")))
+    };
+    let term = |vocab: &str, name: &str| NamedNode::new_unchecked(format!("{vocab}{name}"));
+    let page = request.page_number();
+    let document = absolute(None)?;
+    let view = absolute(Some(page))?;
+    let mut quads = vec![
+        Quad::new(
+            document.clone(),
+            term(HYDRA, "view"),
+            view.clone(),
+            GraphName::DefaultGraph,
+        ),
+        Quad::new(
+            view.clone(),
+            rdf::TYPE,
+            term(HYDRA, "PartialCollectionView"),
+            GraphName::DefaultGraph,
+        ),
+        Quad::new(
+            view.clone(),
+            term(HYDRA, "first"),
+            absolute(Some(1))?,
+            GraphName::DefaultGraph,
+        ),
+    ];
+    if page > 1 {
+        quads.push(Quad::new(
+            view.clone(),
+            term(HYDRA, "previous"),
+            absolute(Some(page - 1))?,
+            GraphName::DefaultGraph,
+        ));
+    }
+    if described.has_next {
+        quads.push(Quad::new(
+            view.clone(),
+            term(HYDRA, "next"),
+            absolute(Some(page + 1))?,
+            GraphName::DefaultGraph,
+        ));
+    }
+    if let Some(total) = described.total {
+        let size = u64::try_from(request.page_size).unwrap_or(u64::MAX);
+        let last = total.div_ceil(size.max(1)).max(1);
+        quads.push(Quad::new(
+            view,
+            term(HYDRA, "last"),
+            absolute(Some(last))?,
+            GraphName::DefaultGraph,
+        ));
+        let count = Literal::new_typed_literal(total.to_string(), xsd::INTEGER);
+        for property in [term(HYDRA, "totalItems"), term(VOID, "triples")] {
+            quads.push(Quad::new(
+                document.clone(),
+                property,
+                count.clone(),
+                GraphName::DefaultGraph,
+            ));
+        }
+    }
+    Ok(quads)
+}
+
+/// Streams the whole document of `resources` into `sink` (see [`walk`]): the complete RDF
+/// document, never held in memory. Stops with a timeout when `token` is cancelled (the
+/// stream's budget) or the deadline passes.
+pub(super) fn stream(
+    reader: &Reader<'_>,
+    resources: &[TermId],
+    format: oxrdfio::RdfFormat,
+    sink: &mut ChunkSink,
+    token: &CancellationToken,
+    deadline: Deadline,
+) -> Result<Outcome, ApiError> {
+    let releaser = sink.releaser();
+    let mut serializer = RdfSerializer::from_format(format).for_writer(&mut *sink);
+    let datasets = format.supports_datasets();
+    walk(reader, resources, deadline, |_, encoded| {
+        if token.is_cancelled() {
+            return Err(ApiError::Timeout(deadline.budget()));
+        }
+        let mut quad = reader.decode_quad(encoded).map_err(store_error)?;
+        if !datasets {
+            quad.graph_name = GraphName::DefaultGraph;
+        }
+        releaser.release();
+        serializer.serialize_quad(&quad).map_err(io_error)?;
+        Ok(true)
+    })?;
+    serializer.finish().map_err(io_error)?;
+    Ok(Outcome::default())
 }
 
 /// The headers of the document of `iri` at the reader's commit, whether the client's copy
@@ -98,10 +267,12 @@ fn etag(request: &DocumentRequest, sequence: u64) -> String {
     if request.representation == Representation::Html {
         request.chain.languages().hash(&mut hasher);
     }
+    let page = request
+        .page
+        .map_or_else(|| "all".to_owned(), |page| page.to_string());
     format!(
-        "\"{sequence}-{}-{}-{:016x}\"",
+        "\"{sequence}-{}-{page}-{:016x}\"",
         request.representation.suffix(),
-        request.page,
         hasher.finish()
     )
 }
@@ -144,33 +315,38 @@ impl Headers {
         etag: String,
         last_modified: Option<String>,
     ) -> Self {
-        let paged = |link: String, page: u64| super::with_page(&link, page);
-        let link_for = |representation: Representation, page: u64| match representation {
-            Representation::Html => paged(request.linker.page(iri.as_str()), page),
-            Representation::Rdf(_) => paged(
-                request.linker.data(iri.as_str(), representation.suffix()),
-                page,
-            ),
-        };
         let alternates = REPRESENTATIONS
             .iter()
             .map(|(representation, _, name)| Alternate {
                 media_type: representation.media_type().to_owned(),
                 name: (*name).to_owned(),
-                href: link_for(*representation, request.page),
+                href: request.link(iri, *representation, request.page),
             })
             .collect();
+        let representation = request.representation;
+        let page_link = |page: u64| {
+            request.link(
+                iri,
+                representation,
+                DocumentRequest::page_param(representation, page),
+            )
+        };
+        let page = request.page_number();
         Self {
             etag,
             last_modified,
-            content_type: request.representation.content_type(),
+            content_type: representation.content_type(),
             alternates,
-            previous: (request.page > 1)
-                .then(|| link_for(request.representation, request.page - 1)),
-            next: link_for(request.representation, request.page + 1),
+            previous: (page > 1).then(|| page_link(page - 1)),
+            next: page_link(page + 1),
             content_location: request.content_location.clone(),
-            html: request.representation == Representation::Html,
+            html: representation == Representation::Html,
         }
+    }
+
+    /// The `Content-Type` of the document.
+    pub(super) fn content_type(&self) -> &'static str {
+        self.content_type
     }
 
     pub(super) fn into_response(self, answer: Answer) -> Response {
@@ -185,6 +361,12 @@ impl Headers {
                 (response, has_next)
             }
         };
+        self.apply(&mut response, has_next);
+        response
+    }
+
+    /// Puts the headers on a response (`has_next`: a further page exists).
+    pub(super) fn apply(self, response: &mut Response, has_next: bool) {
         let headers = response.headers_mut();
         let mut set = |name: header::HeaderName, value: &str| {
             if let Ok(value) = HeaderValue::try_from(value) {
@@ -213,6 +395,5 @@ impl Headers {
             links.push(format!("<{previous}>; rel=\"prev\""));
         }
         set(header::LINK, &links.join(", "));
-        response
     }
 }

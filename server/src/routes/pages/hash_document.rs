@@ -2,23 +2,20 @@
 //!
 //! A client that dereferences `…/vocab#a` asks for `…/vocab`, so when the store holds IRIs
 //! `…/vocab#…`, the document URLs of `…/vocab` (`/resource`, `/data`, `/page`) answer for
-//! them too, `/resource` in place (no redirect). In RDF: the descriptions of `…/vocab` (if the
-//! store describes it) and of its hash IRIs one after the other, each statement once, paged
-//! like any document. In HTML: the page of `…/vocab` (if described) with the hash IRIs listed,
+//! them too, `/resource` in place (no redirect) when the store does not use `…/vocab` itself.
+//! In RDF: the descriptions of `…/vocab` (if the store describes it) and of its hash IRIs one
+//! after the other, each statement once, whole or paged like any document. In HTML: the page of `…/vocab` (if described) with the hash IRIs listed,
 //! or the list alone; each entry is anchored by its fragment, so that the browser lands on the
 //! resource asked for, and links to the resource's own page. `/describe?uri=` answers for the
 //! one IRI asked about.
 
-use super::describe::{
-    describe, label_property_ids, labels_of, store_error, Deadline, DescribedPage,
-};
+use super::describe::{describe, label_property_ids, labels_of, store_error, Deadline, Gather};
 use super::document::{headers_for, serialize, Answer, Context, DocumentRequest, Headers};
 use crate::error::ApiError;
 use crate::extract::representation::Representation;
 use lodestone_store::{Reader, TermId};
 use lodestone_web::{HashDocumentPage, HashEntry, LanguageChain, Layout};
-use oxrdf::{NamedNode, Quad};
-use rustc_hash::FxHashSet;
+use oxrdf::NamedNode;
 
 /// Resources of one hash document described or listed at most.
 pub(super) const MAX_RESOURCES: usize = 1_000;
@@ -52,6 +49,15 @@ impl HashDocument {
         let mut resources: Vec<_> = entity.map(|id| (id, iri.clone())).into_iter().collect();
         resources.extend(hashes);
         Ok(Some(Self { iri, resources }))
+    }
+
+    /// The ids of the resources described (at most [`MAX_RESOURCES`]).
+    pub(super) fn resource_ids(&self) -> Vec<TermId> {
+        self.resources
+            .iter()
+            .take(MAX_RESOURCES)
+            .map(|(id, _)| *id)
+            .collect()
     }
 }
 
@@ -155,50 +161,28 @@ pub(super) fn answer(
             Ok((Answer::Body(html.into_bytes(), false), headers))
         }
         Representation::Rdf(format) => {
-            let resources = &document.resources[..document.resources.len().min(MAX_RESOURCES)];
-            let (quads, has_next) =
-                page_of_quads(reader, resources, request.page, context, deadline)?;
-            let page = DescribedPage {
-                own: quads,
-                blank: Vec::new(),
-                incoming: Vec::new(),
-                has_next,
-                incoming_counts: Vec::new(),
-                iris: Vec::new(),
+            let page_size = if request.is_complete() {
+                usize::MAX
+            } else {
+                context.settings.page_size
             };
-            Ok((Answer::Body(serialize(&page, format)?, has_next), headers))
-        }
-    }
-}
-
-/// Page `page` (from 1) of the statements of every resource, each statement once, and
-/// whether a further page exists.
-fn page_of_quads(
-    reader: &Reader<'_>,
-    resources: &[(TermId, NamedNode)],
-    page: u64,
-    context: &Context,
-    deadline: Deadline,
-) -> Result<(Vec<Quad>, bool), ApiError> {
-    let page_size = context.settings.page_size;
-    let start = usize::try_from(page.saturating_sub(1))
-        .unwrap_or(usize::MAX)
-        .saturating_mul(page_size);
-    let mut seen: FxHashSet<Quad> = FxHashSet::default();
-    let mut quads = Vec::new();
-    for (id, _) in resources {
-        // The whole description: page 1 of a page as long as anything can be.
-        let described = describe(reader, *id, 1, usize::MAX / 2, false, deadline)?;
-        for quad in described.quads() {
-            if seen.insert(quad.clone()) {
-                if seen.len() > start.saturating_add(page_size) {
-                    return Ok((quads, true));
-                }
-                if seen.len() > start {
-                    quads.push(quad.clone());
-                }
+            let gather = Gather {
+                incoming_counts: false,
+                total: request.page.is_some(),
+            };
+            let described = describe(
+                reader,
+                &document.resource_ids(),
+                request.page_number(),
+                page_size,
+                gather,
+                deadline,
+            )?;
+            if request.page_number() > 1 && described.is_empty() {
+                return Err(request.past_the_end(&document.iri));
             }
+            let body = serialize(&described, request, &document.iri, format)?;
+            Ok((Answer::Body(body, described.has_next), headers))
         }
     }
-    Ok((quads, false))
 }

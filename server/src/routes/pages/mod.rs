@@ -27,6 +27,7 @@ use crate::error::ApiError;
 use crate::extract::negotiate::AcceptHeader;
 use crate::extract::representation::{self, Representation};
 use crate::extract::sparql::{accept_header, parse_pairs};
+use crate::routes::ui;
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode, Uri};
@@ -35,7 +36,7 @@ use axum::routing::get;
 use axum::Router;
 use document::DocumentRequest;
 use lodestone_web::assets::{STYLESHEET, STYLESHEET_PATH};
-use lodestone_web::{LanguageChain, Linker};
+use lodestone_web::{LanguageChain, Linker, NotFoundPage};
 use percent_encoding::percent_decode_str;
 
 /// The entity routes and the stylesheet.
@@ -54,30 +55,29 @@ struct Params {
     uri: Option<String>,
     format: Option<String>,
     lang: Option<String>,
-    page: u64,
+    page: Option<u64>,
 }
 
 impl Params {
     fn parse(uri: &Uri) -> Result<Self, ApiError> {
-        let mut params = Self {
-            page: 1,
-            ..Self::default()
-        };
+        let mut params = Self::default();
         for (key, value) in uri
             .query()
             .map(|q| parse_pairs(q.as_bytes()))
             .unwrap_or_default()
         {
             match key.as_str() {
-                "uri" => params.uri = Some(value),
+                // `url=` is Virtuoso's name of the parameter of its `/describe`.
+                "uri" | "url" if params.uri.is_none() => params.uri = Some(value),
                 "format" => params.format = Some(value),
                 "lang" => params.lang = Some(value),
                 "page" => {
-                    params.page = value.parse().ok().filter(|p| *p >= 1).ok_or_else(|| {
+                    let page = value.parse().ok().filter(|p| *p >= 1).ok_or_else(|| {
                         ApiError::BadRequest(format!(
                             "page: {value:?} is not a page number (1, 2, …)"
                         ))
                     })?;
+                    params.page = Some(page);
                 }
                 _ => {}
             }
@@ -91,6 +91,11 @@ fn base_iri(state: &AppState, headers: &HeaderMap) -> Result<String, ApiError> {
     if let Some(base) = &state.settings().base_iri {
         return Ok(base.clone());
     }
+    Ok(format!("{}/resource/", origin(headers)?))
+}
+
+/// This server as the client addressed it: `http://{Host}`.
+fn origin(headers: &HeaderMap) -> Result<String, ApiError> {
     let host = headers
         .get(header::HOST)
         .and_then(|h| h.to_str().ok())
@@ -104,7 +109,7 @@ fn base_iri(state: &AppState, headers: &HeaderMap) -> Result<String, ApiError> {
                 "a Host header naming this server is required (or configure --base-iri)".into(),
             )
         })?;
-    Ok(format!("http://{host}/resource/"))
+    Ok(format!("http://{host}"))
 }
 
 /// The IRIs a path may stand for: as written, then percent-decoded (if that differs).
@@ -140,6 +145,9 @@ fn request(
         candidates,
         representation,
         page: params.page,
+        page_size: state.settings().pages.page_size,
+        // Only a paged document needs it (its paging statements name absolute URLs).
+        origin: origin(headers).ok(),
         linker: Linker::new(base_iri(state, headers)?),
         chain: chain(state, headers, params),
         if_none_match: header_text(headers, header::IF_NONE_MATCH),
@@ -160,6 +168,15 @@ async fn resource(
     State(state): State<AppState>,
     uri: Uri,
     headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let answer = resource_answer(&state, &uri, &headers).await;
+    not_found_page(&state, &headers, answer)
+}
+
+async fn resource_answer(
+    state: &AppState,
+    uri: &Uri,
+    headers: &HeaderMap,
 ) -> Result<Response, ApiError> {
     let raw = uri
         .path()
@@ -205,16 +222,37 @@ async fn page(
     uri: Uri,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
+    let answer = page_answer(&state, &uri, &headers).await;
+    not_found_page(&state, &headers, answer)
+}
+
+async fn page_answer(
+    state: &AppState,
+    uri: &Uri,
+    headers: &HeaderMap,
+) -> Result<Response, ApiError> {
     let raw = uri.path().strip_prefix("/page/").unwrap_or_default();
     let params = Params::parse(&uri)?;
     let base = base_iri(&state, &headers)?;
-    let document = request(
+    // The page is HTML whatever `Accept` says; `format=` names another representation, which
+    // is answered here, its own URL in `Content-Location`.
+    let representation = match &params.format {
+        Some(format) => Representation::from_format_param(format)?,
+        None => Representation::Html,
+    };
+    let mut document = request(
         &state,
         &headers,
         &params,
         candidates(&base, raw),
-        Representation::Html,
+        representation,
     )?;
+    if representation != Representation::Html {
+        document.content_location = Some(with_page(
+            &format!("/data/{raw}.{}", representation.suffix()),
+            params.page,
+        ));
+    }
     respond::document(&state, document).await
 }
 
@@ -222,6 +260,15 @@ async fn data(
     State(state): State<AppState>,
     uri: Uri,
     headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let answer = data_answer(&state, &uri, &headers).await;
+    not_found_page(&state, &headers, answer)
+}
+
+async fn data_answer(
+    state: &AppState,
+    uri: &Uri,
+    headers: &HeaderMap,
 ) -> Result<Response, ApiError> {
     let raw = uri.path().strip_prefix("/data/").unwrap_or_default();
     let params = Params::parse(&uri)?;
@@ -265,11 +312,19 @@ async fn describe_any(
     uri: Uri,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
+    let answer = describe_any_answer(&state, &uri, &headers).await;
+    not_found_page(&state, &headers, answer)
+}
+
+async fn describe_any_answer(
+    state: &AppState,
+    uri: &Uri,
+    headers: &HeaderMap,
+) -> Result<Response, ApiError> {
     let params = Params::parse(&uri)?;
-    let iri = params
-        .uri
-        .clone()
-        .ok_or_else(|| ApiError::BadRequest("give the resource as ?uri=IRI".into()))?;
+    let iri = params.uri.clone().ok_or_else(|| {
+        ApiError::BadRequest("give the resource as ?uri=IRI (or ?url=IRI)".into())
+    })?;
     oxrdf::NamedNode::new(iri.as_str())
         .map_err(|e| ApiError::BadRequest(format!("uri: {iri:?} is not an absolute IRI: {e}")))?;
     let accept: AcceptHeader = accept_header(&headers);
@@ -277,25 +332,39 @@ async fn describe_any(
     let mut document = request(&state, &headers, &params, vec![iri.clone()], representation)?;
     document.whole_document = false;
     if params.format.is_none() {
-        let mut pairs = vec![("uri", iri.as_str()), ("format", representation.suffix())];
-        let page = params.page.to_string();
-        if params.page > 1 {
-            pairs.push(("page", page.as_str()));
-        }
-        document.content_location =
-            Some(format!("/describe?{}", lodestone_web::links::query(&pairs)));
+        let pairs = [("uri", iri.as_str()), ("format", representation.suffix())];
+        document.content_location = Some(with_page(
+            &format!("/describe?{}", lodestone_web::links::query(&pairs)),
+            params.page,
+        ));
     }
     respond::document(&state, document).await
 }
 
-/// Appends `page=` to a link when beyond the first page.
-fn with_page(link: &str, page: u64) -> String {
-    if page <= 1 {
-        link.to_owned()
-    } else if link.contains('?') {
-        format!("{link}&page={page}")
-    } else {
-        format!("{link}?page={page}")
+/// A browser (a client that ranks HTML above JSON) asking for an entity the store does not
+/// know gets an HTML 404 page; any other client, and any other error, the JSON error.
+fn not_found_page(
+    state: &AppState,
+    headers: &HeaderMap,
+    answer: Result<Response, ApiError>,
+) -> Result<Response, ApiError> {
+    match answer {
+        Err(ApiError::EntityNotFound(iri))
+            if ui::prefers_html(&accept_header(headers), &["application/json"]) =>
+        {
+            let page = NotFoundPage::new(ui::layout(state, "Not found"), &iri);
+            ui::html(StatusCode::NOT_FOUND, page.to_html())
+        }
+        other => other,
+    }
+}
+
+/// Appends `page=` to a link when a page is given.
+fn with_page(link: &str, page: Option<u64>) -> String {
+    match page {
+        None => link.to_owned(),
+        Some(page) if link.contains('?') => format!("{link}&page={page}"),
+        Some(page) => format!("{link}?page={page}"),
     }
 }
 

@@ -2,14 +2,16 @@
 //! put the headers on (`ETag`, `Last-Modified`, `Link`, `Content-Location`, `Vary`).
 //!
 //! Small entities are answered on the request's thread; larger ones on a blocking thread
-//! under the request's time budget. Page requests do not take a query slot: they are short,
+//! under the request's time budget, a complete RDF document streamed (see
+//! [`super::document::stream`]). Page requests do not take a query slot: they are short,
 //! bounded by the same budget, and must not be refused while a few long SPARQL queries run.
 
-use super::describe::{describe, page_data, store_error, Deadline};
-use super::document::{headers_for, serialize, Answer, Context, DocumentRequest, Headers};
+use super::describe::{describe, page_data, store_error, Deadline, Gather};
+use super::document::{headers_for, serialize, stream, Answer, Context, DocumentRequest, Headers};
 use super::hash_document::{self, HashDocument};
 use crate::error::ApiError;
 use crate::extract::representation::Representation;
+use crate::respond::stream::stream_blocking;
 use crate::state::AppState;
 use axum::response::Response;
 use lodestone_store::{Reader, TermId, TermUsage};
@@ -17,6 +19,7 @@ use lodestone_web::{EntityPage, Layout, Pagination};
 use oxrdf::NamedNode;
 use std::sync::Arc;
 use std::time::Duration;
+use tokio::sync::OwnedSemaphorePermit;
 
 /// Descriptions this small (quads with the entity as subject or object) are answered on the
 /// request's own thread: they take well under a millisecond, less than the hand-off to the
@@ -87,7 +90,7 @@ pub(super) async fn document(
     state: &AppState,
     request: DocumentRequest,
 ) -> Result<Response, ApiError> {
-    let _slot = state.page_slot().await?;
+    let slot = state.page_slot().await?;
     let context = Context {
         settings: state.settings().pages.clone(),
         budget: state.settings().query_timeout,
@@ -124,8 +127,12 @@ pub(super) async fn document(
             Err(other) => return Err(other),
         }
     };
+    if request.is_complete() {
+        return stream_whole(state, slot, target, request, budget).await;
+    }
     let store = state.store().clone();
     let work = state.spawn_read(move || {
+        let _slot = slot;
         let reader = store.reader();
         let deadline = Deadline::after(budget);
         let document = match target {
@@ -159,6 +166,72 @@ pub(super) async fn document(
     Ok(headers.into_response(answer))
 }
 
+/// Streams a complete RDF document (the request has no `page=`) under the time budget.
+async fn stream_whole(
+    state: &AppState,
+    slot: OwnedSemaphorePermit,
+    target: Target,
+    request: DocumentRequest,
+    budget: Duration,
+) -> Result<Response, ApiError> {
+    let Representation::Rdf(format) = request.representation else {
+        return Err(ApiError::Internal("an HTML page is never streamed".into()));
+    };
+    // The headers and the resources come from this read view; the stream reads from its
+    // own, at most a few commits later (a client revalidating then fetches once more).
+    let (resources, headers, fresh) = {
+        let reader = state.store().reader();
+        let (iri, resources) = match target {
+            Target::Entity { iri, with_hashes } => {
+                let (_, id, _) = find_entity(&reader, &[iri.as_str().to_owned()])?;
+                let document = if with_hashes {
+                    HashDocument::of(&reader, iri.clone(), Some(id))?
+                } else {
+                    None
+                };
+                let resources = document.map_or_else(|| vec![id], |d| d.resource_ids());
+                (iri, resources)
+            }
+            Target::HashIris => {
+                let document =
+                    hash_document::find(&reader, &request.candidates)?.ok_or_else(|| {
+                        ApiError::EntityNotFound(
+                            request.candidates.first().cloned().unwrap_or_default(),
+                        )
+                    })?;
+                let resources = document.resource_ids();
+                (document.iri, resources)
+            }
+        };
+        let (headers, fresh, _) = headers_for(&reader, &request, &iri)?;
+        (resources, headers, fresh)
+    };
+    if fresh {
+        return Ok(headers.into_response(Answer::NotModified));
+    }
+    let store = state.store().clone();
+    let mut response = stream_blocking(
+        state,
+        slot,
+        budget,
+        headers.content_type(),
+        move |sink, token| {
+            let reader = store.reader();
+            stream(
+                &reader,
+                &resources,
+                format,
+                sink,
+                token,
+                Deadline::after(budget),
+            )
+        },
+    )
+    .await?;
+    headers.apply(&mut response, false);
+    Ok(response)
+}
+
 /// The answer to a request for an entity's document, from one read view.
 fn answer(
     reader: &Reader<'_>,
@@ -178,14 +251,27 @@ fn answer(
     // A hub's incoming counts take a scan of every link: once per commit is enough.
     let cached_counts = cache.incoming_counts(sequence, id).filter(|_| html);
     let count_incoming = html && cached_counts.is_none();
+    // A complete document is one page as long as anything can be.
+    let page_size = if request.is_complete() {
+        usize::MAX
+    } else {
+        settings.page_size
+    };
+    let gather = Gather {
+        incoming_counts: count_incoming,
+        total: request.page.is_some() && !html,
+    };
     let mut described = describe(
         reader,
-        id,
-        request.page,
-        settings.page_size,
-        count_incoming,
+        &[id],
+        request.page_number(),
+        page_size,
+        gather,
         deadline,
     )?;
+    if request.page_number() > 1 && described.is_empty() {
+        return Err(request.past_the_end(&iri));
+    }
     if let Some(counts) = cached_counts {
         described.incoming_counts = counts.to_vec();
     } else if count_incoming {
@@ -210,7 +296,7 @@ fn answer(
             let layout = Layout::new(settings.site_name.clone(), request.chain.primary(), title)
                 .with_alternates(headers.alternates.clone());
             let pagination = Pagination {
-                page: request.page,
+                page: request.page_number(),
                 previous: headers.previous.clone(),
                 next: has_next.then(|| headers.next.clone()),
             };
@@ -224,7 +310,7 @@ fn answer(
                 .map_err(|e| ApiError::Internal(e.to_string()))?
                 .into_bytes()
         }
-        Representation::Rdf(format) => serialize(&described, format)?,
+        Representation::Rdf(format) => serialize(&described, request, &iri, format)?,
     };
     Ok((Answer::Body(body, has_next), headers))
 }
