@@ -2,6 +2,7 @@
 //! ids, and updates applied as one [`crate::Transaction`] per request.
 
 mod dataset;
+mod graph_scope;
 mod service;
 mod update;
 
@@ -105,8 +106,53 @@ impl DatasetOverride {
 
 /// Evaluates a parsed query against a read view.
 ///
+/// A `GRAPH ?g` over `VALUES`, `MINUS` or a subquery is first expanded over the dataset's
+/// named graphs, so that it is scoped as SPARQL says (see `graph_scope`).
+///
 /// The results borrow the reader; consume them before it goes away.
 pub fn evaluate_query<'a, 'db: 'a>(
+    reader: &'a Reader<'db>,
+    query: &Query,
+    dataset: &DatasetOverride,
+    options: &QueryOptions,
+) -> Result<QueryResults<'a>, StoreError> {
+    if graph_scope::needs_rewrite(query) {
+        if let Some(graphs) = named_graphs(reader, query, dataset, options)? {
+            let query = graph_scope::rewrite(query, &graphs)?;
+            return evaluate_prepared(reader, &query, dataset, options);
+        }
+    }
+    evaluate_prepared(reader, query, dataset, options)
+}
+
+/// The named graphs of `query`'s dataset, or `None` when one is a blank node (which no
+/// rewritten query could name; see [`graph_scope`]).
+fn named_graphs(
+    reader: &Reader<'_>,
+    query: &Query,
+    dataset: &DatasetOverride,
+    options: &QueryOptions,
+) -> Result<Option<Vec<NamedNode>>, StoreError> {
+    let (listing, variable) = graph_scope::named_graphs_query(query);
+    let QueryResults::Solutions(solutions) = evaluate_prepared(reader, &listing, dataset, options)?
+    else {
+        return Err(StoreError::Evaluation(
+            "listing the named graphs gave no solutions".into(),
+        ));
+    };
+    let mut graphs = Vec::new();
+    for solution in solutions {
+        match solution.map_err(evaluation_error)?.get(&variable) {
+            Some(Term::NamedNode(graph)) => graphs.push(graph.clone()),
+            Some(_) => return Ok(None),
+            None => {}
+        }
+    }
+    Ok(Some(graphs))
+}
+
+/// Evaluates `query` as spareval does, with the request's dataset and options.
+fn evaluate_prepared<'a, 'db: 'a>(
     reader: &'a Reader<'db>,
     query: &Query,
     dataset: &DatasetOverride,

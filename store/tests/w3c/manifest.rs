@@ -90,6 +90,19 @@ impl Test {
         .find_map(|(status, why)| (status == approval).then_some(why))
     }
 
+    /// Whether this is a query evaluation test (results compared in full or as CSV) of plain
+    /// SPARQL: no entailment regime, no federated service (by its manifest too, as some such
+    /// tests declare neither).
+    pub fn is_plain_query_evaluation(&self) -> bool {
+        matches!(
+            self.kind,
+            TestKind::QueryEvaluation | TestKind::CsvResultFormat
+        ) && self.entailment_regimes.is_empty()
+            && self.service_data.is_empty()
+            && !self.id.contains("/entailment/")
+            && !self.id.contains("/service/")
+    }
+
     /// What the test depends on beyond plain SPARQL evaluation (services, entailment
     /// regimes, `mf:requires`), to explain its failures.
     pub fn needs(&self) -> Vec<String> {

@@ -18,7 +18,7 @@ use oxrdf::{BaseDirection, NamedOrBlankNode};
 use oxrdf::{BlankNode, GraphName, Literal, NamedNode, Term, Triple, Variable};
 use oxsdatatypes::{DateTime, DayTimeDuration, Decimal, Double, Float, Integer};
 use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet, FxHasher};
-use spargebra::algebra::{AggregateFunction, PropertyPathExpression};
+use spargebra::algebra::{AggregateFunction, Function, PropertyPathExpression};
 #[cfg(feature = "sparql-12")]
 use spargebra::term::GroundTriple;
 use spargebra::term::{
@@ -435,6 +435,17 @@ pub struct SimpleEvaluator<'a, D: QueryableDataset<'a>> {
     custom_aggregate_functions: Rc<CustomAggregateFunctionRegistry>,
     run_stats: bool,
     explain: bool,
+    /// Lodestone patch: see `ExpressionEvaluatorContext::build_solution_key`.
+    solution_keys: Rc<SolutionKeys>,
+}
+
+/// Lodestone patch: what the solution keys of one evaluation are made of.
+#[derive(Default)]
+struct SolutionKeys {
+    /// Random, so that `BNODE(str)` never gives a blank node of another evaluation.
+    seed: u64,
+    /// Tuple positions bound by `BIND(BNODE(str) AS ?v)`, left out of the key.
+    minted: std::cell::RefCell<FxHashSet<usize>>,
 }
 
 impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
@@ -458,6 +469,10 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
             custom_aggregate_functions,
             run_stats,
             explain,
+            solution_keys: Rc::new(SolutionKeys {
+                seed: rand::random(),
+                minted: Default::default(),
+            }),
         })
     }
 
@@ -866,6 +881,10 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                     None
                 };
                 let dataset = self.dataset.clone();
+                // Lodestone patch: see `PathEvaluator::eval_path_anchor`.
+                let subject_is_variable = !matches!(subject_selector, TupleSelector::Constant(_));
+                let object_is_variable = !matches!(object_selector, TupleSelector::Constant(_));
+                let path_may_be_empty = path.may_be_empty();
                 Rc::new(move |from| {
                     let input_subject = match subject_selector.get_pattern_value(
                         &from,
@@ -901,18 +920,38 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                     };
                     match (input_subject, input_object, input_graph_name) {
                         (Some(input_subject), Some(input_object), Some(input_graph_name)) => {
-                            match path_eval.eval_closed_in_graph(
-                                &path,
-                                &input_subject,
-                                &input_object,
-                                input_graph_name.as_ref(),
-                            ) {
+                            match path_eval
+                                .eval_path_anchor(
+                                    &input_subject,
+                                    input_graph_name.as_ref(),
+                                    subject_is_variable && object_is_variable,
+                                    path_may_be_empty,
+                                )
+                                .and_then(|anchored| {
+                                    Ok(anchored
+                                        && path_eval.eval_closed_in_graph(
+                                            &path,
+                                            &input_subject,
+                                            &input_object,
+                                            input_graph_name.as_ref(),
+                                        )?)
+                                }) {
                                 Ok(true) => Box::new(once(Ok(from))),
                                 Ok(false) => Box::new(empty()),
                                 Err(e) => Box::new(once(Err(e))),
                             }
                         }
                         (Some(input_subject), None, Some(input_graph_name)) => {
+                            match path_eval.eval_path_anchor(
+                                &input_subject,
+                                input_graph_name.as_ref(),
+                                subject_is_variable,
+                                path_may_be_empty,
+                            ) {
+                                Ok(true) => (),
+                                Ok(false) => return Box::new(empty()),
+                                Err(e) => return Box::new(once(Err(e))),
+                            }
                             let object_selector = object_selector.clone();
                             #[cfg(feature = "sparql-12")]
                             let dataset = dataset.clone();
@@ -941,6 +980,16 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                             )
                         }
                         (None, Some(input_object), Some(input_graph_name)) => {
+                            match path_eval.eval_path_anchor(
+                                &input_object,
+                                input_graph_name.as_ref(),
+                                object_is_variable,
+                                path_may_be_empty,
+                            ) {
+                                Ok(true) => (),
+                                Ok(false) => return Box::new(empty()),
+                                Err(e) => return Box::new(once(Err(e))),
+                            }
                             let subject_selector = subject_selector.clone();
                             #[cfg(feature = "sparql-12")]
                             let dataset = dataset.clone();
@@ -1508,6 +1557,10 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                 let child = child?;
 
                 let position = encode_variable(encoded_variables, variable);
+                if mints_blank_node_from_string(expression) {
+                    // Lodestone patch: see `build_solution_key`.
+                    self.solution_keys.minted.borrow_mut().insert(position);
+                }
                 if let Some(expression) = self.internal_expression_evaluator(
                     expression,
                     encoded_variables,
@@ -2161,6 +2214,7 @@ impl<'a, D: QueryableDataset<'a>> Clone for SimpleEvaluator<'a, D> {
             custom_aggregate_functions: Rc::clone(&self.custom_aggregate_functions),
             run_stats: self.run_stats,
             explain: self.explain,
+            solution_keys: Rc::clone(&self.solution_keys),
         }
     }
 }
@@ -2241,6 +2295,35 @@ impl<'a, D: QueryableDataset<'a>> ExpressionEvaluatorContext<'a>
 
     fn custom_functions(&mut self) -> &CustomFunctionRegistry {
         &self.evaluator.custom_functions
+    }
+
+    /// Lodestone patch: the hash of the tuple's values, but for those `BNODE(str)` bound.
+    fn build_solution_key(
+        &mut self,
+    ) -> impl Fn(&InternalTuple<D::InternalTerm>) -> Option<u128> + 'a {
+        let keys = Rc::clone(&self.evaluator.solution_keys);
+        move |tuple| {
+            let minted = keys.minted.borrow();
+            let mut hasher = FxHasher::default();
+            for (position, value) in tuple.inner.iter().enumerate() {
+                if value.is_some() && !minted.contains(&position) {
+                    (position, value).hash(&mut hasher);
+                }
+            }
+            Some((u128::from(keys.seed) << 64) | u128::from(hasher.finish()))
+        }
+    }
+}
+
+/// Lodestone patch: whether the value of `expression` can be a blank node `BNODE(str)` made.
+fn mints_blank_node_from_string(expression: &Expression) -> bool {
+    match expression {
+        Expression::FunctionCall(Function::BNode, args) => !args.is_empty(),
+        Expression::If(_, then, otherwise) => {
+            mints_blank_node_from_string(then) || mints_blank_node_from_string(otherwise)
+        }
+        Expression::Coalesce(args) => args.iter().any(mints_blank_node_from_string),
+        _ => false,
     }
 }
 
@@ -2652,10 +2735,12 @@ impl Accumulator for MaxAccumulator {
     }
 }
 
-#[expect(clippy::option_option)]
+// Lodestone patch: GROUP_CONCAT returns a simple literal, as SPARQL 1.1 §18.5.1.7 says (it
+// kept a language tag common to all values, a SPARQL 1.2 proposal; W3C tests agg-groupconcat-04
+// and -06). Upstream made the same change in oxigraph commit 0c076add.
 struct GroupConcatAccumulator {
     concat: Option<String>,
-    language: Option<Option<LanguageWithMaybeBaseDirection>>,
+    is_continue: bool,
     separator: Rc<str>,
 }
 
@@ -2663,7 +2748,7 @@ impl GroupConcatAccumulator {
     fn new(separator: Rc<str>) -> Self {
         Self {
             concat: Some(String::new()),
-            language: None,
+            is_continue: false,
             separator,
         }
     }
@@ -2674,17 +2759,14 @@ impl Accumulator for GroupConcatAccumulator {
         let Some(concat) = self.concat.as_mut() else {
             return;
         };
-        let Some((value, e_language)) = to_string_and_language(element) else {
+        let Some((value, _)) = to_string_and_language(element) else {
             self.concat = None;
             return;
         };
-        if let Some(lang) = &self.language {
-            if *lang != e_language {
-                self.language = Some(None)
-            }
+        if self.is_continue {
             concat.push_str(&self.separator);
         } else {
-            self.language = Some(e_language)
+            self.is_continue = true;
         }
         concat.push_str(&value);
     }
@@ -2692,7 +2774,7 @@ impl Accumulator for GroupConcatAccumulator {
     fn finish(&mut self) -> Option<ExpressionTerm> {
         self.concat
             .take()
-            .map(|result| build_plain_literal(result, self.language.take().flatten()))
+            .map(|result| build_plain_literal(result, None))
     }
 }
 
@@ -3011,6 +3093,19 @@ pub enum PropertyPath<T> {
     NegatedPropertySet(Rc<[T]>),
 }
 
+impl<T> PropertyPath<T> {
+    /// Lodestone patch: whether the path matches paths of length zero.
+    fn may_be_empty(&self) -> bool {
+        match self {
+            Self::ZeroOrMore(_) | Self::ZeroOrOne(_) => true,
+            Self::Reverse(p) | Self::OneOrMore(p) => p.may_be_empty(),
+            Self::Sequence(a, b) => a.may_be_empty() && b.may_be_empty(),
+            Self::Alternative(a, b) => a.may_be_empty() || b.may_be_empty(),
+            Self::Path(_) | Self::NegatedPropertySet(_) => false,
+        }
+    }
+}
+
 struct PathEvaluator<'a, D: QueryableDataset<'a>> {
     dataset: EvalDataset<'a, D>,
 }
@@ -3050,7 +3145,7 @@ impl<'a, D: QueryableDataset<'a>> PathEvaluator<'a, D> {
             }
             PropertyPath::ZeroOrMore(p) => {
                 if start == end {
-                    self.is_subject_or_object_in_graph(start, graph_name)?
+                    true // Lodestone patch: a zero-length path, see `eval_path_anchor`
                 } else {
                     look_in_transitive_closure(
                         self.eval_from_in_graph(p, start, graph_name),
@@ -3066,10 +3161,10 @@ impl<'a, D: QueryableDataset<'a>> PathEvaluator<'a, D> {
             )?,
             PropertyPath::ZeroOrOne(p) => {
                 if start == end {
-                    self.is_subject_or_object_in_graph(start, graph_name)
+                    true // Lodestone patch: a zero-length path, see `eval_path_anchor`
                 } else {
-                    self.eval_closed_in_graph(p, start, end, graph_name)
-                }?
+                    self.eval_closed_in_graph(p, start, end, graph_name)?
+                }
             }
             PropertyPath::NegatedPropertySet(ps) => self
                 .dataset
@@ -3216,14 +3311,13 @@ impl<'a, D: QueryableDataset<'a>> PathEvaluator<'a, D> {
                     .chain(self.eval_from_in_graph(b, start, graph_name)),
             )),
             PropertyPath::ZeroOrMore(p) => {
-                self.run_if_term_is_a_graph_node(start, graph_name, || {
-                    let eval = self.clone();
-                    let p = Rc::clone(p);
-                    let graph_name2 = graph_name.cloned();
-                    transitive_closure(Some(Ok(start.clone())), move |e| {
-                        eval.eval_from_in_graph(&p, &e, graph_name2.as_ref())
-                    })
-                })
+                // Lodestone patch: the start is returned even if the graph does not hold it.
+                let eval = self.clone();
+                let p = Rc::clone(p);
+                let graph_name2 = graph_name.cloned();
+                Box::new(transitive_closure(Some(Ok(start.clone())), move |e| {
+                    eval.eval_from_in_graph(&p, &e, graph_name2.as_ref())
+                }))
             }
             PropertyPath::OneOrMore(p) => {
                 let eval = self.clone();
@@ -3234,14 +3328,10 @@ impl<'a, D: QueryableDataset<'a>> PathEvaluator<'a, D> {
                     move |e| eval.eval_from_in_graph(&p, &e, graph_name2.as_ref()),
                 ))
             }
-            PropertyPath::ZeroOrOne(p) => {
-                self.run_if_term_is_a_graph_node(start, graph_name, || {
-                    hash_deduplicate(
-                        once(Ok(start.clone()))
-                            .chain(self.eval_from_in_graph(p, start, graph_name)),
-                    )
-                })
-            }
+            PropertyPath::ZeroOrOne(p) => Box::new(hash_deduplicate(
+                // Lodestone patch: the start is returned even if the graph does not hold it.
+                once(Ok(start.clone())).chain(self.eval_from_in_graph(p, start, graph_name)),
+            )),
             PropertyPath::NegatedPropertySet(ps) => {
                 let ps = Rc::clone(ps);
                 Box::new(
@@ -3382,14 +3472,13 @@ impl<'a, D: QueryableDataset<'a>> PathEvaluator<'a, D> {
                     .chain(self.eval_to_in_graph(b, end, graph_name)),
             )),
             PropertyPath::ZeroOrMore(p) => {
-                self.run_if_term_is_a_graph_node(end, graph_name, || {
-                    let eval = self.clone();
-                    let p = Rc::clone(p);
-                    let graph_name2 = graph_name.cloned();
-                    transitive_closure(Some(Ok(end.clone())), move |e| {
-                        eval.eval_to_in_graph(&p, &e, graph_name2.as_ref())
-                    })
-                })
+                // Lodestone patch: the end is returned even if the graph does not hold it.
+                let eval = self.clone();
+                let p = Rc::clone(p);
+                let graph_name2 = graph_name.cloned();
+                Box::new(transitive_closure(Some(Ok(end.clone())), move |e| {
+                    eval.eval_to_in_graph(&p, &e, graph_name2.as_ref())
+                }))
             }
             PropertyPath::OneOrMore(p) => {
                 let eval = self.clone();
@@ -3400,11 +3489,10 @@ impl<'a, D: QueryableDataset<'a>> PathEvaluator<'a, D> {
                     move |e| eval.eval_to_in_graph(&p, &e, graph_name2.as_ref()),
                 ))
             }
-            PropertyPath::ZeroOrOne(p) => self.run_if_term_is_a_graph_node(end, graph_name, || {
-                hash_deduplicate(
-                    once(Ok(end.clone())).chain(self.eval_to_in_graph(p, end, graph_name)),
-                )
-            }),
+            PropertyPath::ZeroOrOne(p) => Box::new(hash_deduplicate(
+                // Lodestone patch: the end is returned even if the graph does not hold it.
+                once(Ok(end.clone())).chain(self.eval_to_in_graph(p, end, graph_name)),
+            )),
             PropertyPath::NegatedPropertySet(ps) => {
                 let ps = Rc::clone(ps);
                 Box::new(
@@ -3716,21 +3804,23 @@ impl<'a, D: QueryableDataset<'a>> PathEvaluator<'a, D> {
             })
     }
 
-    fn run_if_term_is_a_graph_node<
-        T: 'a,
-        I: Iterator<Item = Result<T, QueryEvaluationError>> + 'a,
-    >(
+    /// Lodestone patch: whether a path of `path_may_be_empty` may start (or end) at `term`,
+    /// taken from the pattern's variable (bound by an outer pattern) or constant. A zero-length
+    /// path matches every term the query names, even one the graph does not hold, but a
+    /// variable ranges over the graph's nodes (SPARQL 1.1 §18.5: `ALP(x, P)` holds `x`, and
+    /// `nodes(G)` for variables): `:s :p* ?o` gives `:s`, `VALUES ?s { :s } ?s :p* ?o` nothing
+    /// (W3C tests `zero_or_more_set_*`, `zero_or_one_set_*` and `values_and_path`).
+    fn eval_path_anchor(
         &self,
         term: &D::InternalTerm,
         graph_name: Option<&D::InternalTerm>,
-        f: impl FnOnce() -> I,
-    ) -> Box<dyn Iterator<Item = Result<T, QueryEvaluationError>> + 'a> {
-        match self.is_subject_or_object_in_graph(term, graph_name) {
-            Ok(true) => Box::new(f()),
-            Ok(false) => {
-                Box::new(empty()) // Not in the database
-            }
-            Err(error) => Box::new(once(Err(error))),
+        is_variable: bool,
+        path_may_be_empty: bool,
+    ) -> Result<bool, QueryEvaluationError> {
+        if is_variable && path_may_be_empty {
+            self.is_subject_or_object_in_graph(term, graph_name)
+        } else {
+            Ok(true)
         }
     }
 

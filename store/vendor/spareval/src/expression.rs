@@ -19,6 +19,7 @@ use sparopt::algebra::{Expression, GraphPattern};
 use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::collections::HashMap;
+use std::hash::{DefaultHasher, Hash, Hasher}; // Lodestone patch: BNODE(str) labels
 use std::ops::RangeInclusive;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -57,6 +58,15 @@ pub trait ExpressionEvaluatorContext<'a> {
     fn now(&mut self) -> DateTime;
     fn base_iri(&mut self) -> Option<Arc<Iri<String>>>;
     fn custom_functions(&mut self) -> &CustomFunctionRegistry;
+
+    /// Lodestone patch: a key of the solution a tuple belongs to, equal for the tuples of one
+    /// solution (whatever `BNODE(str)` calls added to it) and different between solutions, so
+    /// that `BNODE(str)` gives the same blank node within a solution and fresh ones across
+    /// solutions (SPARQL 1.1 §17.4.2.9); its high 64 bits are the same for a whole evaluation
+    /// and none other. `None`, the default, keeps `str` as the label.
+    fn build_solution_key(&mut self) -> impl Fn(&Self::Tuple) -> Option<u128> + 'a {
+        |_| None
+    }
 }
 
 pub type ExpressionEvaluator<'a, I, O> = Rc<dyn (Fn(&I) -> Option<O>) + 'a>;
@@ -606,11 +616,23 @@ pub fn build_expression_evaluator<'a, C: ExpressionEvaluatorContext<'a>>(
             Function::BNode => match parameters.first() {
                 Some(id) => {
                     let id = build_expression_evaluator(id, context)?;
+                    // Lodestone patch: the label is drawn from the string and the solution,
+                    // not the string alone (W3C test bnode01).
+                    let solution_key = context.build_solution_key();
                     Rc::new(move |tuple| {
                         let ExpressionTerm::StringLiteral(id) = id(tuple)? else {
                             return None;
                         };
-                        Some(ExpressionTerm::BlankNode(BlankNode::new(id).ok()?))
+                        Some(ExpressionTerm::BlankNode(match solution_key(tuple) {
+                            Some(key) => {
+                                let mut hasher = DefaultHasher::new();
+                                (key, id).hash(&mut hasher);
+                                BlankNode::new_from_unique_id(
+                                    (key >> 64 << 64) | u128::from(hasher.finish()),
+                                )
+                            }
+                            None => BlankNode::new(id).ok()?,
+                        }))
                     })
                 }
                 None => Rc::new(|_| Some(ExpressionTerm::BlankNode(BlankNode::default()))),
