@@ -183,13 +183,13 @@ async fn resource_answer(
         .strip_prefix("/resource/")
         .unwrap_or_default()
         .to_owned();
-    let params = Params::parse(&uri)?;
+    let params = Params::parse(uri)?;
     let representation =
-        representation::choose(&accept_header(&headers), params.format.as_deref(), false)?;
-    let base = base_iri(&state, &headers)?;
+        representation::choose(&accept_header(headers), params.format.as_deref(), false)?;
+    let base = base_iri(state, headers)?;
     let mut document = request(
-        &state,
-        &headers,
+        state,
+        headers,
         &params,
         candidates(&base, &raw),
         representation,
@@ -203,12 +203,12 @@ async fn resource_answer(
         // A document of hash IRIs whose own IRI is not used needs no redirect: it is what
         // the client asked for, and no other resource it could be mistaken for.
         || matches!(
-            respond::ensure_exists(&state, &document.candidates)?,
+            respond::ensure_exists(state, &document.candidates)?,
             respond::Found::HashDocument
         );
     if in_place {
         document.content_location = Some(target);
-        return respond::document(&state, document).await;
+        return respond::document(state, document).await;
     }
     let mut response = StatusCode::SEE_OTHER.into_response();
     let location = HeaderValue::try_from(target)
@@ -232,8 +232,8 @@ async fn page_answer(
     headers: &HeaderMap,
 ) -> Result<Response, ApiError> {
     let raw = uri.path().strip_prefix("/page/").unwrap_or_default();
-    let params = Params::parse(&uri)?;
-    let base = base_iri(&state, &headers)?;
+    let params = Params::parse(uri)?;
+    let base = base_iri(state, headers)?;
     // The page is HTML whatever `Accept` says; `format=` names another representation, which
     // is answered here, its own URL in `Content-Location`.
     let representation = match &params.format {
@@ -241,8 +241,8 @@ async fn page_answer(
         None => Representation::Html,
     };
     let mut document = request(
-        &state,
-        &headers,
+        state,
+        headers,
         &params,
         candidates(&base, raw),
         representation,
@@ -253,7 +253,7 @@ async fn page_answer(
             params.page,
         ));
     }
-    respond::document(&state, document).await
+    respond::document(state, document).await
 }
 
 async fn data(
@@ -271,8 +271,8 @@ async fn data_answer(
     headers: &HeaderMap,
 ) -> Result<Response, ApiError> {
     let raw = uri.path().strip_prefix("/data/").unwrap_or_default();
-    let params = Params::parse(&uri)?;
-    let base = base_iri(&state, &headers)?;
+    let params = Params::parse(uri)?;
+    let base = base_iri(state, headers)?;
     let suffixed = raw
         .rsplit_once('.')
         .filter(|(_, ext)| !ext.contains('/'))
@@ -281,7 +281,7 @@ async fn data_answer(
     // A known suffix names the format; the IRI without the suffix is tried first, then the
     // whole path (an IRI may itself end in `.ttl`), negotiated.
     let negotiated =
-        || representation::choose(&accept_header(&headers), params.format.as_deref(), true);
+        || representation::choose(&accept_header(headers), params.format.as_deref(), true);
     let (mut candidates, representation, content_location) = match suffixed {
         Some((stem, representation)) => {
             let representation = match &params.format {
@@ -302,9 +302,9 @@ async fn data_answer(
     if suffixed.is_some() {
         candidates.extend(self::candidates(&base, raw));
     }
-    let mut document = request(&state, &headers, &params, candidates, representation)?;
+    let mut document = request(state, headers, &params, candidates, representation)?;
     document.content_location = content_location;
-    respond::document(&state, document).await
+    respond::document(state, document).await
 }
 
 async fn describe_any(
@@ -321,15 +321,15 @@ async fn describe_any_answer(
     uri: &Uri,
     headers: &HeaderMap,
 ) -> Result<Response, ApiError> {
-    let params = Params::parse(&uri)?;
+    let params = Params::parse(uri)?;
     let iri = params.uri.clone().ok_or_else(|| {
         ApiError::BadRequest("give the resource as ?uri=IRI (or ?url=IRI)".into())
     })?;
     oxrdf::NamedNode::new(iri.as_str())
         .map_err(|e| ApiError::BadRequest(format!("uri: {iri:?} is not an absolute IRI: {e}")))?;
-    let accept: AcceptHeader = accept_header(&headers);
+    let accept: AcceptHeader = accept_header(headers);
     let representation = representation::choose(&accept, params.format.as_deref(), false)?;
-    let mut document = request(&state, &headers, &params, vec![iri.clone()], representation)?;
+    let mut document = request(state, headers, &params, vec![iri.clone()], representation)?;
     document.whole_document = false;
     if params.format.is_none() {
         let pairs = [("uri", iri.as_str()), ("format", representation.suffix())];
@@ -338,7 +338,7 @@ async fn describe_any_answer(
             params.page,
         ));
     }
-    respond::document(&state, document).await
+    respond::document(state, document).await
 }
 
 /// A browser (a client that ranks HTML above JSON) asking for an entity the store does not
