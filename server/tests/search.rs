@@ -255,16 +255,56 @@ fn usage_counts_equal_sparql_counts_for_100_iris() {
     assert_eq!(by_fragment[0], tutorial("David_Bowie"), "{by_fragment:?}");
     let by_words = server.json("/api/lookup", &[("q", "Bowie")]);
     assert_eq!(by_words["matchedBy"], "label");
-    let usage: Vec<u64> = by_words["results"]
+    let scores: Vec<f64> = by_words["results"]
         .as_array()
         .expect("results")
         .iter()
-        .map(|r| r["usage"].as_u64().unwrap_or(0))
+        .map(|r| r["score"].as_f64().unwrap_or(0.0))
         .collect();
     assert!(
-        usage.windows(2).all(|w| w[0] >= w[1]),
-        "ranked by usage: {usage:?}"
+        scores.windows(2).all(|w| w[0] >= w[1]),
+        "ranked by score: {scores:?}"
     );
+}
+
+/// Issue 25: `q=` finds every IRI (predicates, IRIs used only as objects, by CURIE, CURIE
+/// prefix, full IRI, IRI prefix, local name and words), and what a person means comes first.
+#[test]
+fn lookup_finds_every_reused_iri_and_ranks_what_a_person_means_first() {
+    let server = SearchServer::with_file(Some("real/nomisma.nt.zst"));
+    let first = |q: &str| {
+        let json = server.json("/api/lookup", &[("q", q), ("limit", "5")]);
+        uris(&json).first().cloned().unwrap_or_default()
+    };
+    let pref_label = "http://www.w3.org/2004/02/skos/core#prefLabel";
+    // A predicate, by CURIE prefix, by full IRI (exactly) and by local name.
+    assert_eq!(first("skos:pref"), pref_label);
+    assert_eq!(first("skos:prefLabel"), pref_label);
+    let exact = server.json("/api/lookup", &[("q", pref_label)]);
+    assert_eq!(exact["results"][0]["uri"], pref_label, "{exact}");
+    assert_eq!(exact["results"][0]["match"], "exactIri");
+    assert!(exact["results"][0]["usage"].as_u64() > Some(100_000));
+    assert_eq!(first("prefLabel"), pref_label);
+    // A predicate of a prefix the code never named (the well-known list has `org:`).
+    assert_eq!(first("org:organi"), "http://www.w3.org/ns/org#organization");
+    // IRIs used only as objects.
+    assert_eq!(
+        first("http://dbpedia.org/resource/Athamanians"),
+        "http://dbpedia.org/resource/Athamanians"
+    );
+    let objects = server.uris(
+        "/api/lookup",
+        &[("q", "http://dbpedia.org/resource/Ath"), ("limit", "50")],
+    );
+    assert!(objects.len() > 3, "{objects:?}");
+    assert!(objects
+        .iter()
+        .all(|o| o.starts_with("http://dbpedia.org/resource/Ath")));
+    // A class, by local name.
+    assert_eq!(first("nmo:Mint"), "http://nomisma.org/ontology#Mint");
+    // Words: the mint, not a catalogue that mentions it; a prefix: the mint, not fragments.
+    assert_eq!(first("athens"), "http://nomisma.org/id/athens");
+    assert_eq!(first("athe"), "http://nomisma.org/id/athens");
 }
 
 #[test]

@@ -1,7 +1,8 @@
 //! `GET /api/lookup`: `uri=` gives one IRI's usage statistics, `q=` finds candidate IRIs by
-//! label words or by a fragment of the IRI itself (`dbpedia.org/resource/Ber`, `foaf:Per`),
-//! ranked by how much they are used.
+//! label words, local name, CURIE or a fragment of the IRI itself (`dbpedia.org/resource/Ber`,
+//! `foaf:Per`), ranked by match and usage (see `candidates`).
 
+use super::candidates::{rank, MatchKind, Reading};
 use super::format::Format;
 use super::params::{bad, languages, Params};
 use super::{index_error, run_blocking, usage};
@@ -10,45 +11,15 @@ use crate::state::AppState;
 use axum::extract::{RawQuery, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
-use lodestone_indexer::{SearchHit, SearchRequest, TextIndex};
+use lodestone_indexer::TextIndex;
 use lodestone_store::model::{NamedNodeRef, Term};
 use lodestone_store::{Reader, Store};
+use lodestone_vocab::Prefixes;
 use serde_json::{json, Value};
 use std::time::Duration;
 
-/// Prefixes expanded in `q=` (`foaf:Per` → `http://xmlns.com/foaf/0.1/Per`).
-pub(crate) const KNOWN_PREFIXES: [(&str, &str); 22] = [
-    ("rdf", "http://www.w3.org/1999/02/22-rdf-syntax-ns#"),
-    ("rdfs", "http://www.w3.org/2000/01/rdf-schema#"),
-    ("owl", "http://www.w3.org/2002/07/owl#"),
-    ("xsd", "http://www.w3.org/2001/XMLSchema#"),
-    ("foaf", "http://xmlns.com/foaf/0.1/"),
-    ("skos", "http://www.w3.org/2004/02/skos/core#"),
-    ("dc", "http://purl.org/dc/elements/1.1/"),
-    ("dct", "http://purl.org/dc/terms/"),
-    ("dcterms", "http://purl.org/dc/terms/"),
-    ("schema", "http://schema.org/"),
-    ("dbo", "http://dbpedia.org/ontology/"),
-    ("dbr", "http://dbpedia.org/resource/"),
-    ("dbp", "http://dbpedia.org/property/"),
-    ("wd", "http://www.wikidata.org/entity/"),
-    ("wdt", "http://www.wikidata.org/prop/direct/"),
-    ("geo", "http://www.w3.org/2003/01/geo/wgs84_pos#"),
-    ("prov", "http://www.w3.org/ns/prov#"),
-    ("void", "http://rdfs.org/ns/void#"),
-    ("dcat", "http://www.w3.org/ns/dcat#"),
-    ("nm", "http://nomisma.org/id/"),
-    ("nmo", "http://nomisma.org/ontology#"),
-    (
-        "bsbm",
-        "http://www4.wiwiss.fu-berlin.de/bizer/bsbm/v01/vocabulary/",
-    ),
-];
-
 /// Candidates returned by `q=`.
 const CANDIDATES: usize = 20;
-/// Text hits re-ranked by usage for `q=`.
-const TEXT_POOL: usize = 100;
 
 /// `GET /api/lookup?uri=` or `?q=`.
 pub(crate) async fn lookup(
@@ -164,29 +135,6 @@ fn classes_of(reader: &Reader<'_>, id: lodestone_store::TermId) -> Result<Vec<St
     Ok(out)
 }
 
-/// The IRI prefixes a `q=` may stand for, if it looks like an IRI or a part of one.
-fn iri_prefixes(q: &str) -> Vec<String> {
-    let q = q.trim();
-    if q.contains(char::is_whitespace) {
-        return Vec::new();
-    }
-    if q.starts_with("http://") || q.starts_with("https://") || q.starts_with("urn:") {
-        return vec![q.to_owned()];
-    }
-    if let Some((prefix, local)) = q.split_once(':') {
-        if let Some((_, namespace)) = KNOWN_PREFIXES.iter().find(|(p, _)| *p == prefix) {
-            return vec![format!("{namespace}{local}")];
-        }
-    }
-    if q.contains('/') || q.contains('.') {
-        return ["http://", "https://", "http://www.", "https://www."]
-            .iter()
-            .map(|scheme| format!("{scheme}{q}"))
-            .collect();
-    }
-    Vec::new()
-}
-
 /// How `q=` was read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum MatchedBy {
@@ -207,11 +155,15 @@ pub(crate) struct Candidate {
     pub classes: Vec<String>,
     /// Quads using it in any position.
     pub usage: u64,
-    /// Quads with it as subject and as object, for entities of the text index.
+    /// Quads with it as subject and as object.
     pub roles: Option<(u64, u64)>,
+    /// How it matched the text.
+    pub matched: MatchKind,
+    /// Its ranking score (docs/api.md, "Lookup ranking").
+    pub score: f64,
 }
 
-/// What `q=` answers: candidate IRIs, most used first.
+/// What `q=` answers: candidate IRIs, best first.
 #[derive(Debug, Clone)]
 pub(crate) struct Candidates {
     /// The query as given.
@@ -233,6 +185,8 @@ impl Candidates {
                     "label": c.label,
                     "classes": c.classes,
                     "usage": c.usage,
+                    "match": c.matched.name(),
+                    "score": (c.score * 1000.0).round() / 1000.0,
                 });
                 if let Some((as_subject, as_object)) = c.roles {
                     v["asObject"] = as_object.into();
@@ -252,7 +206,8 @@ impl Candidates {
     }
 }
 
-/// Candidate IRIs for words or an IRI fragment, most used first, at most `limit`. Blocking.
+/// Candidate IRIs for words, a local name, a CURIE or an IRI part, best first, at most
+/// `limit` (see `candidates`). Blocking.
 pub(crate) fn candidates(
     store: &Store,
     index: &TextIndex,
@@ -261,88 +216,38 @@ pub(crate) fn candidates(
     limit: usize,
 ) -> Result<Candidates, ApiError> {
     let reader = store.reader();
-    let searcher = index.searcher();
-    let prefixes = iri_prefixes(q);
-    let mut hits: Vec<SearchHit> = Vec::new();
-    let mut extra: Vec<(String, u64)> = Vec::new();
-    let matched_by = if prefixes.is_empty() {
-        let request = SearchRequest {
-            query: searcher.parse(q).map_err(index_error)?,
-            classes: Vec::new(),
-            graph: None,
-            langs: langs.to_vec(),
-            limit: TEXT_POOL,
-            offset: 0,
+    let prefixes = Prefixes::well_known();
+    let reading = Reading::of(q, &prefixes);
+    let scored = rank(&reader, index, q, &reading, langs, limit)?;
+    let mut results = Vec::with_capacity(scored.len());
+    for s in scored {
+        let label = match s.label {
+            Some(label) => Some(label),
+            None => index
+                .best_label(&reader, s.id, langs)
+                .map_err(index_error)?,
         };
-        hits = searcher
-            .search(&reader, &request)
-            .map_err(index_error)?
-            .hits;
-        MatchedBy::Label
-    } else {
-        for prefix in &prefixes {
-            hits.extend(
-                searcher
-                    .iri_prefix(&reader, prefix, langs, limit)
-                    .map_err(index_error)?,
-            );
-            // Classes often have no literals of their own: look them up in the statistics.
-            for (class, _) in reader.top_classes(usize::MAX).map_err(store_error)? {
-                if let Term::NamedNode(n) = reader.term(class).map_err(store_error)? {
-                    if n.as_str().starts_with(prefix.as_str())
-                        && !hits.iter().any(|h| h.iri == n.as_str())
-                    {
-                        let total = reader.usage(class).map_err(store_error)?.total();
-                        extra.push((n.into_string(), total));
-                    }
-                }
-            }
-        }
-        MatchedBy::Iri
-    };
-    let mut results: Vec<Candidate> = Vec::new();
-    for hit in hits {
-        let usage = reader.usage(hit.id).map_err(store_error)?;
+        let classes = match s.classes {
+            Some(classes) => classes,
+            None => classes_of(&reader, s.id)?,
+        };
         results.push(Candidate {
-            uri: hit.iri,
-            label: hit.label.map(|l| l.text),
-            classes: hit.classes,
-            usage: usage.total(),
-            roles: Some((usage.as_subject, usage.as_object)),
+            uri: s.iri.into_string(),
+            label,
+            classes,
+            usage: s.uses,
+            roles: Some(s.roles),
+            matched: s.matched,
+            score: s.score,
         });
     }
-    for (uri, total) in extra {
-        results.push(Candidate {
-            uri,
-            label: None,
-            classes: Vec::new(),
-            usage: total,
-            roles: None,
-        });
-    }
-    results.sort_by_key(|c| std::cmp::Reverse(c.usage));
-    let mut seen = std::collections::HashSet::new();
-    results.retain(|c| seen.insert(c.uri.clone()));
-    results.truncate(limit);
     Ok(Candidates {
         query: q.to_owned(),
-        matched_by,
+        matched_by: if reading.is_iri() {
+            MatchedBy::Iri
+        } else {
+            MatchedBy::Label
+        },
         results,
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::iri_prefixes;
-
-    #[test]
-    fn iri_fragments_expand() {
-        assert_eq!(iri_prefixes("foaf:Per"), ["http://xmlns.com/foaf/0.1/Per"]);
-        assert_eq!(
-            iri_prefixes("dbpedia.org/resource/Ber")[0],
-            "http://dbpedia.org/resource/Ber"
-        );
-        assert!(iri_prefixes("Berlin").is_empty());
-        assert!(iri_prefixes("new york").is_empty());
-    }
 }

@@ -1,5 +1,6 @@
 //! The search API: `/api/search`, `/api/autocomplete`, `/api/lookup`, the DBpedia Lookup
-//! compatible `/api/search/KeywordSearch` and `/api/search/PrefixSearch`.
+//! compatible `/api/search/KeywordSearch` and `/api/search/PrefixSearch` (also under
+//! `/api/search.asmx/`), and the new DBpedia Lookup's `/api/search?query=`.
 //!
 //! Handlers are thin: parse the parameters (a 400 names the bad one), take an engine slot,
 //! run the search on a blocking thread, render JSON or XML. Searches see the store's commits
@@ -7,7 +8,9 @@
 //! reach the store's sequence number at that moment.
 
 mod api;
+mod candidates;
 mod dbpedia;
+mod dbpedia_docs;
 mod format;
 pub(crate) mod lookup;
 mod params;
@@ -41,6 +44,11 @@ pub fn router(_state: &AppState) -> Router<AppState> {
         .route("/api/lookup", get(lookup::lookup))
         .route("/api/search/KeywordSearch", get(dbpedia::keyword_search))
         .route("/api/search/PrefixSearch", get(dbpedia::prefix_search))
+        .route(
+            "/api/search.asmx/KeywordSearch",
+            get(dbpedia::keyword_search),
+        )
+        .route("/api/search.asmx/PrefixSearch", get(dbpedia::prefix_search))
 }
 
 /// Runs search work on a blocking thread with an engine slot, once the index reflects every

@@ -1,0 +1,345 @@
+//! `GET /api/lookup?q=`: the IRIs a text may stand for, every IRI of the store included
+//! (predicates, classes, graph names and IRIs used only as objects, not only subjects with
+//! text), ranked by how well the text matches and by how much each IRI is used.
+//!
+//! The text is read every way that applies, each one bounded range scan or one text search:
+//!
+//! - a whole IRI (`http://…`, `urn:…`): that IRI, then the IRIs it starts;
+//! - a CURIE (`skos:pref`) with a prefix of the one prefix table: the same, expanded;
+//! - an IRI without its scheme (`dbpedia.org/resource/Ber`): the IRIs starting with it after
+//!   `http://`, `https://` and their `www.` forms;
+//! - one word: the IRIs whose local name starts with it (`preflabel`, `athe`);
+//! - words: the entities whose labels and text match, from the text index.
+//!
+//! Score (docs/api.md, "Lookup ranking"): `match weight × (1 + 0.1·ln(1 + uses))`, where uses
+//! counts the quads using the IRI in any position (DBpedia Lookup's `refCount` damping). The
+//! match weights are exact IRI 16, exact local name 8, IRI prefix 4, local-name prefix 3,
+//! label words `2 × text score / best text score`; a label equal to the text counts as an
+//! exact local name, but only for an IRI used more than once, so that one-use fragments
+//! labelled like the text do not outrank the thing everybody uses.
+
+use super::index_error;
+use crate::error::ApiError;
+use lodestone_indexer::{SearchHit, SearchRequest, TextIndex};
+use lodestone_store::model::NamedNode;
+use lodestone_store::{Reader, TermId};
+use lodestone_vocab::Prefixes;
+use std::collections::HashMap;
+use std::time::Duration;
+
+/// Most index entries one range scan reads: a bound on the work of a short prefix.
+const SCAN: usize = 2_000;
+/// Text hits re-ranked by usage.
+const TEXT_POOL: usize = 100;
+
+/// How a candidate matched the text; the order is from best to weakest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) enum MatchKind {
+    /// The text is the IRI (or a CURIE of it).
+    ExactIri,
+    /// The text is the IRI's local name, or its label for an IRI used more than once.
+    ExactName,
+    /// The IRI starts with the text (or its expansion).
+    IriPrefix,
+    /// The IRI's local name starts with the text.
+    LocalNamePrefix,
+    /// The words match the entity's labels or text.
+    Label,
+}
+
+impl MatchKind {
+    /// The weight of the match in the score.
+    fn weight(self) -> f64 {
+        match self {
+            Self::ExactIri => 16.0,
+            Self::ExactName => 8.0,
+            Self::IriPrefix => 4.0,
+            Self::LocalNamePrefix => 3.0,
+            Self::Label => 2.0,
+        }
+    }
+
+    /// The name used in responses.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Self::ExactIri => "exactIri",
+            Self::ExactName => "exactName",
+            Self::IriPrefix => "iriPrefix",
+            Self::LocalNamePrefix => "localNamePrefix",
+            Self::Label => "label",
+        }
+    }
+}
+
+/// DBpedia Lookup's popularity damping: `1 + 0.1·ln(1 + uses)`.
+pub(crate) fn popularity(uses: u64) -> f64 {
+    #[allow(clippy::cast_precision_loss)] // a ranking weight: precision past 2^52 is moot
+    let uses = uses as f64;
+    1.0 + 0.1 * uses.ln_1p()
+}
+
+/// One scored match of the text.
+#[derive(Debug, Clone)]
+pub(crate) struct Scored {
+    /// The IRI's id.
+    pub id: TermId,
+    /// The IRI.
+    pub iri: NamedNode,
+    /// Its best match.
+    pub matched: MatchKind,
+    /// Quads using it, in any position.
+    pub uses: u64,
+    /// Quads with it as subject and as object.
+    pub roles: (u64, u64),
+    /// `match weight × popularity`.
+    pub score: f64,
+    /// Its label, if the text index gave one.
+    pub label: Option<String>,
+    /// Its classes, if the text index gave them.
+    pub classes: Option<Vec<String>>,
+}
+
+/// How the text was read.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Reading {
+    /// The whole IRI it stands for (itself or an expanded CURIE).
+    pub iri: Option<String>,
+    /// The IRI starts it stands for.
+    pub iri_starts: Vec<String>,
+    /// The local-name start it stands for (one word).
+    pub local_name: Option<String>,
+    /// Whether it is searched as words.
+    pub words: bool,
+}
+
+impl Reading {
+    /// Reads `q` with a prefix table.
+    pub(crate) fn of(q: &str, prefixes: &Prefixes) -> Self {
+        let q = q.trim();
+        let mut reading = Self::default();
+        if q.is_empty() {
+            return reading;
+        }
+        if q.contains(char::is_whitespace) {
+            reading.words = true;
+            return reading;
+        }
+        if is_absolute_iri(q) {
+            reading.iri = Some(q.to_owned());
+            reading.iri_starts.push(q.to_owned());
+            return reading;
+        }
+        if let Some(expanded) = prefixes.expand(q) {
+            reading.iri_starts.push(expanded.clone());
+            reading.iri = Some(expanded);
+            return reading;
+        }
+        if q.contains('/') || (q.contains('.') && !q.ends_with('.')) {
+            reading.iri_starts = ["http://", "https://", "http://www.", "https://www."]
+                .iter()
+                .map(|scheme| format!("{scheme}{q}"))
+                .collect();
+        }
+        if !q.contains(['/', ':']) {
+            reading.local_name = Some(q.to_owned());
+            reading.words = true;
+        }
+        reading
+    }
+
+    /// Whether the text was read as (a part of) an IRI.
+    pub(crate) fn is_iri(&self) -> bool {
+        !self.iri_starts.is_empty()
+    }
+}
+
+/// Whether `q` is an absolute IRI rather than a CURIE: `scheme://…` or `urn:…`.
+fn is_absolute_iri(q: &str) -> bool {
+    q.split_once(':').is_some_and(|(scheme, rest)| {
+        !scheme.is_empty()
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+            && (rest.starts_with("//") || scheme.eq_ignore_ascii_case("urn"))
+    })
+}
+
+/// The candidates of `q`, best first, at most `limit`. Blocking.
+pub(crate) fn rank(
+    reader: &Reader<'_>,
+    index: &TextIndex,
+    q: &str,
+    reading: &Reading,
+    langs: &[String],
+    limit: usize,
+) -> Result<Vec<Scored>, ApiError> {
+    let mut found: HashMap<TermId, (NamedNode, MatchKind, f64)> = HashMap::new();
+    let mut note = |id: TermId, iri: NamedNode, kind: MatchKind, factor: f64| {
+        let entry = found.entry(id).or_insert((iri, kind, factor));
+        if kind.weight() * factor > entry.1.weight() * entry.2 {
+            entry.1 = kind;
+            entry.2 = factor;
+        }
+    };
+    for start in &reading.iri_starts {
+        for (id, iri) in reader
+            .iris_starting_with(start, SCAN)
+            .map_err(store_error)?
+        {
+            let kind = if reading.iri.as_deref() == Some(iri.as_str()) {
+                MatchKind::ExactIri
+            } else {
+                MatchKind::IriPrefix
+            };
+            note(id, iri, kind, 1.0);
+        }
+    }
+    if let Some(start) = &reading.local_name {
+        let folded = start.to_lowercase();
+        for (id, iri) in reader
+            .iris_with_local_name_starting(start, SCAN)
+            .map_err(store_error)?
+        {
+            let exact = lodestone_vocab::prefixes::local_name(iri.as_str())
+                .is_some_and(|local| local.to_lowercase() == folded);
+            let kind = if exact {
+                MatchKind::ExactName
+            } else {
+                MatchKind::LocalNamePrefix
+            };
+            note(id, iri, kind, 1.0);
+        }
+    }
+    let mut hits: HashMap<TermId, SearchHit> = HashMap::new();
+    if reading.words {
+        let searcher = index.searcher();
+        let request = SearchRequest {
+            query: searcher.parse(q).map_err(index_error)?,
+            classes: Vec::new(),
+            graph: None,
+            langs: langs.to_vec(),
+            limit: TEXT_POOL,
+            offset: 0,
+        };
+        let page = searcher.search(reader, &request).map_err(index_error)?;
+        let best = page
+            .hits
+            .first()
+            .map_or(1.0, |h| f64::from(h.score).max(f64::MIN_POSITIVE));
+        let folded = fold_label(q);
+        for hit in page.hits {
+            let exact_label = hit
+                .label
+                .as_ref()
+                .is_some_and(|l| fold_label(&l.text) == folded);
+            let kind = if exact_label {
+                MatchKind::ExactName
+            } else {
+                MatchKind::Label
+            };
+            let factor = if exact_label {
+                1.0
+            } else {
+                f64::from(hit.score) / best
+            };
+            if let Ok(iri) = NamedNode::new(hit.iri.clone()) {
+                note(hit.id, iri, kind, factor);
+            }
+            hits.insert(hit.id, hit);
+        }
+    }
+    let ids: Vec<TermId> = found.keys().copied().collect();
+    let usages = reader.usages(&ids).map_err(store_error)?;
+    let mut scored: Vec<Scored> = ids
+        .into_iter()
+        .zip(usages)
+        .filter(|(_, usage)| !usage.is_unused())
+        .filter_map(|(id, usage)| {
+            let (iri, mut kind, factor) = found.remove(&id)?;
+            // An exact label is worth an exact name only for an IRI used more than once.
+            if kind == MatchKind::ExactName && usage.total() < 2 && hits.contains_key(&id) {
+                kind = MatchKind::Label;
+            }
+            let hit = hits.remove(&id);
+            Some(Scored {
+                id,
+                iri,
+                matched: kind,
+                uses: usage.total(),
+                roles: (usage.as_subject, usage.as_object),
+                score: kind.weight() * factor * popularity(usage.total()),
+                label: hit
+                    .as_ref()
+                    .and_then(|h| h.label.as_ref().map(|l| l.text.clone())),
+                classes: hit.map(|h| h.classes),
+            })
+        })
+        .collect();
+    scored.sort_by(|a, b| {
+        b.score
+            .total_cmp(&a.score)
+            .then(a.matched.cmp(&b.matched))
+            .then(a.iri.as_str().cmp(b.iri.as_str()))
+    });
+    scored.truncate(limit);
+    Ok(scored)
+}
+
+/// A label or query folded for an equality test: lower case, runs of white space as one
+/// space. Punctuation stays: `Athe…` (a fragment) is not the word `athe`.
+fn fold_label(text: &str) -> String {
+    text.to_lowercase()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn store_error(error: lodestone_store::StoreError) -> ApiError {
+    ApiError::from_store(error, Duration::ZERO)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn texts_are_read_as_iris_curies_fragments_and_words() {
+        let prefixes = Prefixes::well_known();
+        let curie = Reading::of("skos:pref", &prefixes);
+        assert_eq!(
+            curie.iri_starts,
+            ["http://www.w3.org/2004/02/skos/core#pref"]
+        );
+        assert!(!curie.words);
+        let org = Reading::of("org:organi", &prefixes);
+        assert_eq!(org.iri_starts, ["http://www.w3.org/ns/org#organi"]);
+        let iri = Reading::of("http://dbpedia.org/resource/Ath", &prefixes);
+        assert_eq!(iri.iri.as_deref(), Some("http://dbpedia.org/resource/Ath"));
+        let fragment = Reading::of("dbpedia.org/resource/Ber", &prefixes);
+        assert_eq!(fragment.iri_starts[0], "http://dbpedia.org/resource/Ber");
+        assert!(fragment.local_name.is_none());
+        let word = Reading::of("athe", &prefixes);
+        assert_eq!(word.local_name.as_deref(), Some("athe"));
+        assert!(word.words && !word.is_iri());
+        let words = Reading::of("new york", &prefixes);
+        assert!(words.words && words.local_name.is_none() && !words.is_iri());
+        assert!(Reading::of("urn:isbn:1", &prefixes).iri.is_some());
+    }
+
+    #[test]
+    fn popularity_is_damped() {
+        assert!((popularity(0) - 1.0).abs() < 1e-9);
+        assert!(popularity(448) > 1.6 && popularity(448) < 1.62);
+        assert!(
+            MatchKind::ExactName.weight() * popularity(1)
+                > MatchKind::Label.weight() * popularity(1_000_000)
+        );
+    }
+
+    #[test]
+    fn labels_fold_for_equality() {
+        assert_eq!(fold_label("Athe…"), "athe…");
+        assert_eq!(fold_label("ATHENS"), "athens");
+        assert_eq!(fold_label("  New   York "), "new york");
+    }
+}
