@@ -98,9 +98,9 @@ pub struct SearchPage {
 
 /// A searcher over one committed state of the index.
 pub struct IndexSearcher<'a> {
-    searcher: Searcher,
-    fields: &'a Fields,
-    settings: &'a IndexSettings,
+    pub(crate) searcher: Searcher,
+    pub(crate) fields: &'a Fields,
+    pub(crate) settings: &'a IndexSettings,
     index: &'a Index,
 }
 
@@ -367,7 +367,7 @@ impl<'a> IndexSearcher<'a> {
         Ok(Some((hit, text)))
     }
 
-    fn entity_id(&self, address: DocAddress) -> Result<TermId, IndexError> {
+    pub(crate) fn entity_id(&self, address: DocAddress) -> Result<TermId, IndexError> {
         let column = self
             .searcher
             .segment_reader(address.segment_ord)
@@ -380,7 +380,7 @@ impl<'a> IndexSearcher<'a> {
     }
 
     /// The score tweak: text score × (1 + rank_weight · ln(1 + in-degree)).
-    fn rank_tweak(
+    pub(crate) fn rank_tweak(
         &self,
     ) -> impl Fn(&SegmentReader) -> Box<dyn Fn(tantivy::DocId, f32) -> f32> + Send + Sync + 'static
     {
@@ -395,7 +395,7 @@ impl<'a> IndexSearcher<'a> {
         }
     }
 
-    fn analyzer(&self, name: &str) -> TextAnalyzer {
+    pub(crate) fn analyzer(&self, name: &str) -> TextAnalyzer {
         self.index
             .tokenizers()
             .get(name)
@@ -441,7 +441,7 @@ impl<'a> IndexSearcher<'a> {
     }
 
     /// The tantivy query of a user query and the words its snippets look for.
-    fn text_query(
+    pub(crate) fn text_query(
         &self,
         query: &UserQuery,
         langs: &[String],

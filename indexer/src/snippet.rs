@@ -79,7 +79,7 @@ impl WordMatcher {
 }
 
 /// Whether two words differ by at most one insertion, deletion or substitution.
-fn within_one_edit(a: &str, b: &str) -> bool {
+pub(crate) fn within_one_edit(a: &str, b: &str) -> bool {
     let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
     let (short, long) = if a.len() <= b.len() {

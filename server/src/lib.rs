@@ -28,6 +28,7 @@ pub mod telemetry;
 pub mod testdata;
 pub mod text_index;
 pub mod text_match;
+pub mod text_sparql;
 
 pub use crate::error::ApiError;
 pub use crate::listener::serve_listener;

@@ -364,6 +364,7 @@ impl Config {
                 max_connections_per_peer: defaults.max_connections_per_peer,
                 public_hosts,
                 query_memory_bytes,
+                max_text_hits: defaults.max_text_hits,
                 ui: UiSettings {
                     description: pick!(
                         site_description,

@@ -19,9 +19,15 @@ use crate::error::ApiError;
 use crate::state::AppState;
 use lodestone_store::sparql::{Query, QueryOptions, SparqlParser, Update};
 
-/// The parser, with the configured base IRI.
+/// The parser, with the configured base IRI and the text patterns' prefixes predeclared
+/// (`bif:`, `text:`, `lodestone:`; a query's own `PREFIX` wins).
 pub fn parser(state: &AppState) -> Result<SparqlParser, ApiError> {
-    let parser = SparqlParser::new();
+    let mut parser = SparqlParser::new();
+    for (name, iri) in crate::text_sparql::PREDECLARED {
+        parser = parser
+            .with_prefix(name, iri)
+            .map_err(|e| ApiError::Internal(format!("a predeclared prefix is invalid: {e}")))?;
+    }
     match &state.settings().base_iri {
         None => Ok(parser),
         Some(base) => parser

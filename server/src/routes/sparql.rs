@@ -101,6 +101,8 @@ async fn query(state: AppState, request: SparqlRequest, text: &str) -> Result<Re
         named_graphs: request.named_graphs,
     };
     let store = state.store().clone();
+    let index = state.text_index().cloned();
+    let max_hits = state.settings().max_text_hits;
     let options = parse::options_for(optimizable, state.query_options());
     let cap = state.settings().result_row_cap;
     stream_blocking(
@@ -111,6 +113,8 @@ async fn query(state: AppState, request: SparqlRequest, text: &str) -> Result<Re
         move |sink, token| {
             let _tree_share = share;
             let reader = store.reader();
+            let (query, options) =
+                crate::text_sparql::prepare(index.as_ref(), max_hits, &reader, query, options)?;
             let options = options.with_cancellation(token.clone());
             let answer = evaluate_query(&reader, &query, &dataset, &options)
                 .map_err(|e| ApiError::from_store(e, budget))?;

@@ -100,6 +100,9 @@ pub struct ServerSettings {
     pub max_connections_per_peer: usize,
     /// Memory one query may hold for sorting, joining, grouping and deduplicating, in bytes.
     pub query_memory_bytes: usize,
+    /// Most hits of the text index a SPARQL text pattern materialises (its best ones); past
+    /// it, a pattern that binds only its subject runs as a filter (see `text_sparql`).
+    pub max_text_hits: usize,
     /// Host names (lower case, without port) the server is reached under, besides `localhost`
     /// and IP addresses; with open updates, writes addressed to other names are refused.
     pub public_hosts: Vec<String>,
@@ -137,6 +140,7 @@ impl Default for ServerSettings {
             max_connections_per_peer: 256,
             public_hosts: Vec::new(),
             query_memory_bytes: 128 << 20,
+            max_text_hits: 10_000,
             ui: UiSettings::default(),
             service: ServicePolicy::default(),
             read_nice: Nice::READ,
@@ -179,6 +183,12 @@ impl ServerSettings {
     /// The time budget of one request.
     pub fn with_query_timeout(mut self, timeout: Duration) -> Self {
         self.query_timeout = timeout;
+        self
+    }
+
+    /// Most hits a SPARQL text pattern materialises (see [`Self::max_text_hits`]).
+    pub fn with_max_text_hits(mut self, hits: usize) -> Self {
+        self.max_text_hits = hits;
         self
     }
 

@@ -15,7 +15,7 @@ use crate::respond::stream::{run_blocking, run_page};
 use crate::state::AppState;
 use axum::http::{Method, StatusCode};
 use axum::response::Response;
-use lodestone_store::sparql::{evaluate_query, DatasetOverride, Query, QueryOptions, QueryResults};
+use lodestone_store::sparql::{evaluate_query, DatasetOverride, Query, QueryResults};
 use lodestone_store::{Reader, StoreError};
 use lodestone_web::ui::links;
 use lodestone_web::ui::sparql::{error_position, Answer, Download, ExampleQuery, SparqlPage};
@@ -121,15 +121,17 @@ async fn run(
         named_graphs: request.named_graphs.clone(),
     };
     let store = state.store().clone();
-    let union = state.settings().union_default_graph;
+    let index = state.text_index().cloned();
+    let max_hits = state.settings().max_text_hits;
+    // The protocol's options (text function, SERVICE), so the page answers what /sparql does.
+    let options = parse::options_for(optimizable, state.query_options());
     run_blocking(state, permit, budget, move |token| {
         let _tree_share = share;
         let start = Instant::now();
         let reader = store.reader();
-        let options = QueryOptions::default()
-            .with_default_graph_as_union(union)
-            .with_cancellation(token.clone());
-        let options = parse::options_for(optimizable, options);
+        let (query, options) =
+            crate::text_sparql::prepare(index.as_ref(), max_hits, &reader, query, options)?;
+        let options = options.with_cancellation(token.clone());
         let answer = evaluate_query(&reader, &query, &dataset, &options)
             .map_err(|e| ApiError::from_store(e, budget))?;
         let answer = tabulate(answer, &prefixes, budget)?;

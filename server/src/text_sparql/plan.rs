@@ -1,0 +1,289 @@
+//! What a BGP with text patterns becomes: the index's hits as a table joined with the rest,
+//! or a filter over the rest (see the parent module for when each).
+
+use super::patterns::{Level, TextPattern};
+use super::LODESTONE;
+use crate::error::ApiError;
+use lodestone_indexer::{HitDetail, IndexError, IndexSearcher, TextIndex, TextRequest, UserQuery};
+use lodestone_store::sparql::CustomFunction;
+use lodestone_store::Reader;
+use oxrdf::{Literal, NamedNode, Term, Variable};
+use spargebra::algebra::{Expression, Function, GraphPattern};
+use spargebra::term::{GroundTerm, TermPattern, TriplePattern};
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
+
+/// Plans the text patterns of one query; collects the functions its filters call.
+pub(super) struct Planner<'i, 'r, 'db> {
+    index: Option<&'i Arc<TextIndex>>,
+    max_hits: usize,
+    reader: &'r Reader<'db>,
+    functions: Vec<(NamedNode, CustomFunction)>,
+}
+
+fn index_error(error: IndexError) -> ApiError {
+    if error.is_user_error() {
+        ApiError::QuerySyntax(format!("text pattern: {error}"))
+    } else {
+        ApiError::Internal(error.to_string())
+    }
+}
+
+impl<'i, 'r, 'db> Planner<'i, 'r, 'db> {
+    pub(super) fn new(
+        index: Option<&'i Arc<TextIndex>>,
+        max_hits: usize,
+        reader: &'r Reader<'db>,
+    ) -> Self {
+        Self {
+            index,
+            max_hits,
+            reader,
+            functions: Vec::new(),
+        }
+    }
+
+    pub(super) fn into_functions(self) -> Vec<(NamedNode, CustomFunction)> {
+        self.functions
+    }
+
+    /// The BGP `rest` joined with each text pattern.
+    pub(super) fn replace(
+        &mut self,
+        found: Vec<TextPattern>,
+        rest: Vec<TriplePattern>,
+    ) -> Result<GraphPattern, ApiError> {
+        let index = self.index.ok_or(ApiError::SearchUnavailable)?;
+        let searcher = index.searcher();
+        let mut tables = Vec::new();
+        let mut filters = Vec::new();
+        for pattern in found {
+            let request = self.request(&searcher, &pattern)?;
+            let bound_by_rest = match &pattern.subject {
+                TermPattern::Variable(v) => rest.iter().any(|t| mentions(t, v)),
+                _ => false,
+            };
+            let only_filters = pattern.score.is_none()
+                && pattern.literal.is_none()
+                && pattern.snippet.is_none()
+                && pattern.property.is_none()
+                && pattern.limit.is_none()
+                && bound_by_rest;
+            if only_filters && searcher.count_text(&request).map_err(index_error)? > self.max_hits {
+                filters.push(self.filter(index, &pattern, request));
+            } else {
+                tables.push(table(
+                    &searcher,
+                    self.reader,
+                    &pattern,
+                    &request,
+                    self.max_hits,
+                )?);
+            }
+        }
+        let mut out = GraphPattern::Bgp { patterns: rest };
+        for filter in filters {
+            out = GraphPattern::Filter {
+                expr: filter,
+                inner: Box::new(out),
+            };
+        }
+        for table in tables {
+            out = GraphPattern::Join {
+                left: Box::new(table),
+                right: Box::new(out),
+            };
+        }
+        Ok(out)
+    }
+
+    fn request(
+        &self,
+        searcher: &IndexSearcher<'_>,
+        pattern: &TextPattern,
+    ) -> Result<TextRequest, ApiError> {
+        let branches = pattern
+            .branches
+            .iter()
+            .map(|b| searcher.parse(b).map_err(index_error))
+            .collect::<Result<Vec<UserQuery>, _>>()?;
+        let property = match &pattern.property {
+            None => None,
+            Some(p) => Some(
+                self.reader
+                    .term_id_or_transient(p.clone().into())
+                    .map_err(|e| ApiError::Internal(e.to_string()))?,
+            ),
+        };
+        Ok(TextRequest {
+            branches,
+            langs: pattern.langs.clone(),
+            property,
+        })
+    }
+
+    /// `FILTER(<urn:lodestone:fn:text:N>(?subject))`, the function asking the index.
+    fn filter(
+        &mut self,
+        index: &Arc<TextIndex>,
+        pattern: &TextPattern,
+        request: TextRequest,
+    ) -> Expression {
+        let name = NamedNode::new_unchecked(format!("{LODESTONE}fn:text:{}", self.functions.len()));
+        let function: CustomFunction = match pattern.level {
+            Level::Literal => {
+                let test = Mutex::new(index.searcher().literal_filter(&request));
+                Arc::new(move |args: &[Term]| {
+                    let [literal] = args else { return None };
+                    let mut test = test.lock().unwrap_or_else(|e| e.into_inner());
+                    Some(Literal::from(test.matches(literal)).into())
+                })
+            }
+            Level::Entity => {
+                let index = Arc::clone(index);
+                Arc::new(move |args: &[Term]| {
+                    let [entity] = args else { return None };
+                    let Term::NamedNode(iri) = entity else {
+                        return Some(Literal::from(false).into());
+                    };
+                    let matched = index.searcher().matches_entity(iri.as_str(), &request);
+                    Some(Literal::from(matched.ok()?).into())
+                })
+            }
+        };
+        self.functions.push((name.clone(), function));
+        let subject = match &pattern.subject {
+            TermPattern::Variable(v) => Expression::Variable(v.clone()),
+            TermPattern::NamedNode(n) => Expression::NamedNode(n.clone()),
+            TermPattern::Literal(l) => Expression::Literal(l.clone()),
+            // Not reached: only variables bound by the rest are filtered.
+            TermPattern::BlankNode(_) => Expression::Literal(Literal::from(false)),
+        };
+        Expression::FunctionCall(Function::Custom(name), vec![subject])
+    }
+}
+
+fn mentions(triple: &TriplePattern, variable: &Variable) -> bool {
+    let is = |t: &TermPattern| matches!(t, TermPattern::Variable(v) if v == variable);
+    is(&triple.subject)
+        || is(&triple.object)
+        || matches!(&triple.predicate, spargebra::term::NamedNodePattern::Variable(v) if v == variable)
+}
+
+/// A column of the table: a variable to bind, a constant rows must equal, or nothing.
+enum Slot {
+    Bind(Variable),
+    Equal(Term),
+    Free,
+}
+
+fn slot(pattern: &TermPattern) -> Slot {
+    match pattern {
+        TermPattern::Variable(v) => Slot::Bind(v.clone()),
+        TermPattern::NamedNode(n) => Slot::Equal(n.clone().into()),
+        TermPattern::Literal(l) => Slot::Equal(l.clone().into()),
+        TermPattern::BlankNode(_) => Slot::Free,
+    }
+}
+
+fn ground(term: Term) -> Option<GroundTerm> {
+    match term {
+        Term::NamedNode(n) => Some(GroundTerm::NamedNode(n)),
+        Term::Literal(l) => Some(GroundTerm::Literal(l)),
+        _ => None,
+    }
+}
+
+/// The hits as `VALUES`: one row per entity (entity level) or per distinct literal that
+/// contains the words (literal level, with the best score of the entities holding it).
+fn table(
+    searcher: &IndexSearcher<'_>,
+    reader: &Reader<'_>,
+    pattern: &TextPattern,
+    request: &TextRequest,
+    max_hits: usize,
+) -> Result<GraphPattern, ApiError> {
+    let literal_slot = pattern.literal.as_ref().map(slot);
+    let detail = HitDetail {
+        literals: pattern.level == Level::Literal || literal_slot.is_some(),
+        snippet: pattern.snippet.is_some(),
+    };
+    let keep = pattern.limit.unwrap_or(max_hits).min(max_hits);
+    let hits = searcher
+        .text_hits(reader, request, (max_hits, keep), detail)
+        .map_err(index_error)?;
+    let subject = slot(&pattern.subject);
+    let mut variables = Vec::new();
+    if let Slot::Bind(v) = &subject {
+        variables.push(v.clone());
+    }
+    variables.extend(pattern.score.iter().cloned());
+    if let Some(Slot::Bind(v)) = &literal_slot {
+        variables.push(v.clone());
+    }
+    variables.extend(pattern.snippet.iter().cloned());
+    let keeps = |slot: &Slot, term: &Term| match slot {
+        Slot::Equal(constant) => constant == term,
+        Slot::Bind(_) | Slot::Free => true,
+    };
+    let mut bindings = Vec::with_capacity(hits.len());
+    match pattern.level {
+        Level::Literal => {
+            // Hits come best first: the first score of a literal is its best.
+            let mut seen: HashSet<Term> = HashSet::new();
+            for hit in hits {
+                for literal in hit.literals {
+                    if !keeps(&subject, &literal) || !seen.insert(literal.clone()) {
+                        continue;
+                    }
+                    let score = Literal::from(hit.score);
+                    let mut row = Vec::with_capacity(variables.len());
+                    if matches!(subject, Slot::Bind(_)) {
+                        row.push(ground(literal));
+                    }
+                    if pattern.score.is_some() {
+                        row.push(Some(GroundTerm::Literal(score)));
+                    }
+                    bindings.push(row);
+                }
+            }
+        }
+        Level::Entity => {
+            for hit in hits {
+                if !keeps(&subject, &hit.term) {
+                    continue;
+                }
+                let literal = match &literal_slot {
+                    Some(slot @ Slot::Equal(_)) => {
+                        if !hit.literals.iter().any(|l| keeps(slot, l)) {
+                            continue;
+                        }
+                        None
+                    }
+                    _ => hit.literals.first().cloned(),
+                };
+                let mut row = Vec::with_capacity(variables.len());
+                if matches!(subject, Slot::Bind(_)) {
+                    row.push(ground(hit.term));
+                }
+                if pattern.score.is_some() {
+                    row.push(Some(GroundTerm::Literal(Literal::from(hit.score))));
+                }
+                if let Some(Slot::Bind(_)) = &literal_slot {
+                    row.push(literal.and_then(ground));
+                }
+                if pattern.snippet.is_some() {
+                    row.push(
+                        hit.snippet
+                            .map(|s| GroundTerm::Literal(Literal::new_simple_literal(s.text))),
+                    );
+                }
+                bindings.push(row);
+            }
+        }
+    }
+    Ok(GraphPattern::Values {
+        variables,
+        bindings,
+    })
+}

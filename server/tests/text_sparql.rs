@@ -1,0 +1,298 @@
+//! Full-text search inside SPARQL (issue 24) over a real server and real data: Virtuoso's
+//! `bif:contains`, Jena's `text:query` and Lodestone's `lodestone:text` give the hits of
+//! `/api/search` for the same words, on DBpedia-derived music data and on Nomisma.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)] // test code: a panic is the failure report
+
+#[allow(dead_code)]
+#[path = "http/common.rs"]
+mod common;
+#[path = "http/indexed.rs"]
+mod indexed;
+
+use indexed::IndexedServer;
+use lodestone_server::settings::ServerSettings;
+use lodestone_store::load::{BulkLoader, Input, ParseOptions};
+use oxrdf::Literal;
+use reqwest::blocking::{Client, Response};
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+fn data_file(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/data")
+        .join(name)
+}
+
+fn client() -> Client {
+    Client::builder()
+        .timeout(Duration::from_secs(120))
+        .build()
+        .expect("client")
+}
+
+struct Server {
+    base: String,
+    _server: IndexedServer,
+}
+
+impl Server {
+    fn with_file(file: &str, settings: ServerSettings) -> Self {
+        let server = IndexedServer::start(settings, Duration::from_secs(600), |store| {
+            let options = ParseOptions {
+                lenient: true,
+                ..ParseOptions::default()
+            };
+            BulkLoader::new(store)
+                .with_parse_options(options)
+                .load(&[Input::File(data_file(file))])
+                .expect("load");
+        });
+        Self {
+            base: server.base.clone(),
+            _server: server,
+        }
+    }
+
+    fn sparql(&self, query: &str) -> Response {
+        client()
+            .get(format!("{}/sparql", self.base))
+            .query(&[("query", query)])
+            .header("Accept", "application/sparql-results+json")
+            .send()
+            .expect("query")
+    }
+
+    /// The rows of a query: for each, the value of each variable (empty when unbound).
+    fn rows(&self, query: &str, variables: &[&str]) -> Vec<Vec<String>> {
+        let response = self.sparql(query);
+        let status = response.status();
+        let body = response.text().expect("body");
+        assert_eq!(status, 200, "{query}\n{body}");
+        let json: Value = serde_json::from_str(&body).expect("json");
+        json["results"]["bindings"]
+            .as_array()
+            .expect("bindings")
+            .iter()
+            .map(|b| {
+                variables
+                    .iter()
+                    .map(|v| b[*v]["value"].as_str().unwrap_or("").to_owned())
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// Every hit of `/api/search` for the words: (uri, score), best first.
+    fn api_hits(&self, words: &str) -> Vec<(String, f64)> {
+        let mut out = Vec::new();
+        loop {
+            let offset = out.len().to_string();
+            let response = client()
+                .get(format!("{}/api/search", self.base))
+                .query(&[("q", words), ("limit", "1000"), ("offset", offset.as_str())])
+                .send()
+                .expect("search");
+            assert_eq!(response.status(), 200, "{words}");
+            let json: Value = response.json().expect("json");
+            let page = json["results"].as_array().expect("results").clone();
+            if page.is_empty() {
+                return out;
+            }
+            for hit in page {
+                out.push((
+                    hit["uri"].as_str().expect("uri").to_owned(),
+                    hit["score"].as_f64().expect("score"),
+                ));
+            }
+        }
+    }
+}
+
+/// A string as a SPARQL literal, escaped.
+fn string(text: &str) -> String {
+    Literal::new_simple_literal(text).to_string()
+}
+
+/// The text patterns give `/api/search`'s hits with its scores in its order (up to ties), and
+/// `bif:contains` binds only literals of those entities that contain the words.
+fn agrees_with_api_search(server: &Server, words: &[&str], contained: &[&str]) {
+    for (word, needle) in words.iter().zip(contained) {
+        let api = server.api_hits(word);
+        assert!(!api.is_empty(), "no hits for {word}");
+        let native = server.rows(
+            &format!(
+                "SELECT ?e ?sc WHERE {{ ?e lodestone:text [ lodestone:query {}; lodestone:score ?sc ] }} ORDER BY DESC(?sc)",
+                string(word)
+            ),
+            &["e", "sc"],
+        );
+        let ours: BTreeSet<&str> = native.iter().map(|r| r[0].as_str()).collect();
+        let theirs: BTreeSet<&str> = api.iter().map(|(u, _)| u.as_str()).collect();
+        assert_eq!(ours, theirs, "{word}");
+        assert_eq!(native.len(), api.len(), "{word}");
+        for (row, (uri, score)) in native.iter().zip(&api) {
+            let sc: f64 = row[1].parse().expect("a score");
+            assert!(
+                (sc - score).abs() <= 1e-3 * score.abs().max(1.0),
+                "{word}: {row:?} vs {uri} {score}"
+            );
+        }
+        let jena = server.rows(
+            &format!("SELECT ?s WHERE {{ ?s text:query {} }}", string(word)),
+            &["s"],
+        );
+        let jena: BTreeSet<&str> = jena.iter().map(|r| r[0].as_str()).collect();
+        assert_eq!(jena, theirs, "{word}");
+
+        let literals = server.rows(
+            &format!(
+                "SELECT DISTINCT ?s ?o WHERE {{ ?s ?p ?o . ?o bif:contains {} }}",
+                string(&format!("'{}'", word.trim_matches('"')))
+            ),
+            &["s", "o"],
+        );
+        assert!(!literals.is_empty(), "{word}: no literal contains it");
+        for row in &literals {
+            assert!(
+                theirs.contains(row[0].as_str()),
+                "{word}: {row:?} is not a hit"
+            );
+            let folded = row[1].to_lowercase();
+            assert!(
+                folded.contains(needle),
+                "{word}: {:?} lacks {needle}",
+                row[1]
+            );
+        }
+    }
+}
+
+#[test]
+fn text_patterns_give_the_hits_of_api_search_on_music_and_nomisma() {
+    let music = Server::with_file("real/music.nt.zst", ServerSettings::default());
+    agrees_with_api_search(
+        &music,
+        &["bowie", "\"rock band\"", "london", "\"Berlin Trilogy\""],
+        &["bowie", "rock band", "london", "berlin trilogy"],
+    );
+    drop(music);
+    let nomisma = Server::with_file("real/nomisma.nt.zst", ServerSettings::default());
+    agrees_with_api_search(
+        &nomisma,
+        &["athens", "denarius", "\"gold coin\""],
+        &["athen", "narius", "gold coin"],
+    );
+}
+
+#[test]
+fn every_syntax_runs_index_first_or_as_a_filter_with_the_same_rows() {
+    // A cap of 50 hits: frequent words take the filter path, rare ones the table.
+    let capped = Server::with_file(
+        "real/music.nt.zst",
+        ServerSettings::default().with_max_text_hits(50),
+    );
+    let open = Server::with_file("real/music.nt.zst", ServerSettings::default());
+    let label_query = |expr: &str| {
+        format!(
+            "PREFIX tutorial: <http://stardog.com/tutorial/>
+             SELECT ?p ?l WHERE {{ ?p tutorial:name ?l . ?l bif:contains {} }} ORDER BY ?p ?l",
+            string(expr)
+        )
+    };
+    for expr in [
+        "love",
+        "'rock band'",
+        "love AND song",
+        "bowie OR jagger",
+        "lov*",
+        "(heart OR love) AND song",
+    ] {
+        let query = label_query(expr);
+        let table = open.rows(&query, &["p", "l"]);
+        assert!(!table.is_empty(), "{expr}");
+        assert_eq!(capped.rows(&query, &["p", "l"]), table, "{expr}");
+    }
+    // Jena's forms, with a property, a limit and the score and literal bound.
+    let jena = open.rows(
+        "PREFIX tutorial: <http://stardog.com/tutorial/>
+         SELECT ?s ?score ?lit WHERE { (?s ?score ?lit) text:query (tutorial:name \"love\" 5) }",
+        &["s", "score", "lit"],
+    );
+    assert!(!jena.is_empty() && jena.len() <= 5, "{jena:?}");
+    for row in &jena {
+        assert!(row[2].to_lowercase().contains("love"), "{row:?}");
+        assert!(row[1].parse::<f64>().is_ok(), "{row:?}");
+    }
+    // The native form's snippet and literal; the Virtuoso form's score.
+    let native = open.rows(
+        "SELECT ?e ?lit ?sn WHERE { ?e lodestone:text [ lodestone:query \"bowie\"; lodestone:literal ?lit; lodestone:snippet ?sn ] } LIMIT 5",
+        &["e", "lit", "sn"],
+    );
+    assert!(!native.is_empty());
+    assert!(
+        native.iter().all(|r| r[2].to_lowercase().contains("bowie")),
+        "{native:?}"
+    );
+    let scored = open.rows(
+        "SELECT ?o ?sc WHERE { (?o ?sc) bif:contains \"bowie\" } ORDER BY DESC(?sc) LIMIT 3",
+        &["o", "sc"],
+    );
+    assert_eq!(scored.len(), 3);
+    // The function of before keeps working.
+    let matched = open.rows(
+        "SELECT (COUNT(DISTINCT ?e) AS ?n) WHERE { ?e ?p ?o FILTER(<urn:lodestone:fn:textMatch>(?e, \"bowie\")) }",
+        &["n"],
+    );
+    assert_ne!(matched[0][0], "0");
+}
+
+#[test]
+fn malformed_text_expressions_are_400_naming_the_problem() {
+    let server = Server::with_file("real/music.nt.zst", ServerSettings::default());
+    for (query, problem) in [
+        (
+            "SELECT * WHERE { ?o bif:contains \"love AND\" }",
+            "ends where a word",
+        ),
+        (
+            "SELECT * WHERE { ?o bif:contains \"(love OR hate\" }",
+            "not closed",
+        ),
+        (
+            "SELECT * WHERE { ?o bif:contains \"love NEAR hate\" }",
+            "NEAR is not supported",
+        ),
+        ("SELECT * WHERE { ?o bif:contains 42 }", "must be a string"),
+        (
+            "SELECT * WHERE { ?e lodestone:text [ lodestone:colour ?c ] }",
+            "lodestone:colour",
+        ),
+    ] {
+        let response = server.sparql(query);
+        assert_eq!(response.status(), 400, "{query}");
+        let body = response.text().expect("body");
+        assert!(body.contains(problem), "{query}: {body}");
+    }
+}
+
+#[test]
+fn the_browser_sparql_page_runs_text_patterns_and_the_text_function() {
+    let server = Server::with_file("real/music.nt.zst", ServerSettings::default());
+    for query in [
+        "SELECT ?e WHERE { ?e ?p ?o FILTER(<urn:lodestone:fn:textMatch>(?e, \"bowie\")) } LIMIT 3",
+        "SELECT ?e WHERE { ?e lodestone:text \"bowie\" } LIMIT 3",
+    ] {
+        let response = client()
+            .get(format!("{}/sparql", server.base))
+            .query(&[("query", query)])
+            .header("Accept", "text/html,application/xhtml+xml,*/*;q=0.8")
+            .send()
+            .expect("page");
+        assert_eq!(response.status(), 200, "{query}");
+        let body = response.text().expect("html");
+        assert!(body.contains("David_Bowie"), "{query}: {body}");
+    }
+}
