@@ -17,8 +17,8 @@ use lodestone_store::{Reader, SequenceNumber, Store, TermId};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Condvar, Mutex, MutexGuard};
-use std::time::{Duration, Instant};
+use std::sync::{Condvar, Mutex};
+use std::time::{Duration, Instant, SystemTime};
 use tantivy::schema::Term as IndexTerm;
 use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument};
 
@@ -46,16 +46,27 @@ pub struct BuildReport {
     pub elapsed: Duration,
 }
 
+/// A failed catch-up, kept until one succeeds.
+#[derive(Debug, Clone)]
+pub struct IndexFailure {
+    /// When catching up first failed.
+    pub since: SystemTime,
+    /// The last failure's message.
+    pub message: String,
+}
+
 /// The text index of one store.
 pub struct TextIndex {
     path: PathBuf,
     index: Index,
     fields: Fields,
     settings: IndexSettings,
-    writer: Mutex<IndexWriter<TantivyDocument>>,
+    /// `None` after a failure, until the next write opens a fresh one.
+    writer: Mutex<Option<IndexWriter<TantivyDocument>>>,
     reader: IndexReader,
     applied: AtomicU64,
     progress: (Mutex<()>, Condvar),
+    failure: Mutex<Option<IndexFailure>>,
 }
 
 impl TextIndex {
@@ -96,10 +107,11 @@ impl TextIndex {
             index,
             fields,
             settings,
-            writer: Mutex::new(writer),
+            writer: Mutex::new(Some(writer)),
             reader,
             applied: AtomicU64::new(applied),
             progress: (Mutex::new(()), Condvar::new()),
+            failure: Mutex::new(None),
         })
     }
 
@@ -154,7 +166,31 @@ impl TextIndex {
     /// Brings the index up to the store's last commit: applies the change log since the
     /// recorded sequence, or rebuilds when the index was never built, is ahead of the store,
     /// the log no longer reaches back that far, or more subjects changed than a rebuild costs.
+    ///
+    /// A failure is kept, until a later catch-up succeeds, for [`TextIndex::failure`].
     pub fn catch_up(&self, store: &Store) -> Result<SequenceNumber, IndexError> {
+        let outcome = self.apply_changes(store);
+        let mut failure = self.failure.lock().unwrap_or_else(|e| e.into_inner());
+        *failure = match &outcome {
+            Ok(_) => None,
+            Err(error) => Some(IndexFailure {
+                since: failure.as_ref().map_or_else(SystemTime::now, |f| f.since),
+                message: error.to_string(),
+            }),
+        };
+        outcome
+    }
+
+    /// Why the last catch-up failed, unless a later one succeeded (a full disk, say: the
+    /// follower retries, and indexing resumes by itself once space is freed).
+    pub fn failure(&self) -> Option<IndexFailure> {
+        self.failure
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    fn apply_changes(&self, store: &Store) -> Result<SequenceNumber, IndexError> {
         let target = store.sequence();
         let Some(applied) = self.applied() else {
             return Ok(self.rebuild(store, |_| {})?.sequence);
@@ -189,37 +225,38 @@ impl TextIndex {
         }
         // Taken after the log was read: it sees at least every commit up to `last`.
         let reader = store.reader();
-        let mut writer = self.lock_writer();
-        let mut builder = DocumentBuilder::new(
-            &self.fields,
-            Vocabulary::resolve(&reader, &self.settings)?,
-            self.index.tokenizers(),
-        );
-        let mut quads = Vec::new();
-        // The committed documents (the writer lock keeps them still): a subject without text
-        // before and after the change (most of a data graph's subjects have none) needs no
-        // deletion, and each deletion costs a term query over every segment at commit.
-        let searcher = self.reader.searcher();
-        for subject in subjects {
-            let id = IndexTerm::from_field_u64(self.fields.id, subject.as_u64());
-            quads.clear();
-            for quad in reader.quads_for_pattern(Some(subject), None, None, None) {
-                quads.push(quad?);
-            }
-            match builder.build(&reader, subject, &quads)? {
-                Some(doc) => {
-                    writer.delete_term(id);
-                    writer.add_document(doc)?;
+        self.with_writer(|writer| {
+            let mut builder = DocumentBuilder::new(
+                &self.fields,
+                Vocabulary::resolve(&reader, &self.settings)?,
+                self.index.tokenizers(),
+            );
+            let mut quads = Vec::new();
+            // The committed documents (the writer lock keeps them still): a subject without
+            // text before and after the change (most of a data graph's subjects have none)
+            // needs no deletion, and each deletion costs a term query over every segment at
+            // commit.
+            let searcher = self.reader.searcher();
+            for subject in subjects {
+                let id = IndexTerm::from_field_u64(self.fields.id, subject.as_u64());
+                quads.clear();
+                for quad in reader.quads_for_pattern(Some(subject), None, None, None) {
+                    quads.push(quad?);
                 }
-                None => {
-                    if searcher.doc_freq(&id)? > 0 {
+                match builder.build(&reader, subject, &quads)? {
+                    Some(doc) => {
                         writer.delete_term(id);
+                        writer.add_document(doc)?;
+                    }
+                    None => {
+                        if searcher.doc_freq(&id)? > 0 {
+                            writer.delete_term(id);
+                        }
                     }
                 }
             }
-        }
-        self.commit(&mut writer, last)?;
-        drop(writer);
+            self.commit(writer, last)
+        })?;
         store.trim_changes(last)?;
         Ok(last)
     }
@@ -234,30 +271,31 @@ impl TextIndex {
         let start = Instant::now();
         let reader = store.reader();
         let sequence = reader.sequence()?;
-        let mut writer = self.lock_writer();
-        writer.delete_all_documents()?;
-        let mut builder = DocumentBuilder::new(
-            &self.fields,
-            Vocabulary::resolve(&reader, &self.settings)?,
-            self.index.tokenizers(),
-        );
-        let mut entities = 0;
-        let mut read = 0;
-        for group in reader.quads_by_subject() {
-            let (subject, quads) = group?;
-            if let Some(doc) = builder.build(&reader, subject, &quads)? {
-                writer.add_document(doc)?;
-                entities += 1;
+        let (entities, read) = self.with_writer(|writer| {
+            writer.delete_all_documents()?;
+            let mut builder = DocumentBuilder::new(
+                &self.fields,
+                Vocabulary::resolve(&reader, &self.settings)?,
+                self.index.tokenizers(),
+            );
+            let mut entities = 0;
+            let mut read = 0;
+            for group in reader.quads_by_subject() {
+                let (subject, quads) = group?;
+                if let Some(doc) = builder.build(&reader, subject, &quads)? {
+                    writer.add_document(doc)?;
+                    entities += 1;
+                }
+                let before = read;
+                read += quads.len() as u64;
+                if read / 100_000 != before / 100_000 {
+                    on_progress(read);
+                }
             }
-            let before = read;
-            read += quads.len() as u64;
-            if read / 100_000 != before / 100_000 {
-                on_progress(read);
-            }
-        }
-        on_progress(read);
-        self.commit(&mut writer, sequence)?;
-        drop(writer);
+            on_progress(read);
+            self.commit(writer, sequence)?;
+            Ok((entities, read))
+        })?;
         store.trim_changes(sequence)?;
         Ok(BuildReport {
             entities,
@@ -304,19 +342,34 @@ impl TextIndex {
         Ok(())
     }
 
-    fn lock_writer(&self) -> MutexGuard<'_, IndexWriter<TantivyDocument>> {
-        // A panic mid-batch leaves uncommitted documents that the next commit would publish
-        // with a wrong sequence; rolling back discards them.
-        match self.writer.lock() {
-            Ok(guard) => guard,
-            Err(poisoned) => {
-                let mut guard = poisoned.into_inner();
-                if let Err(error) = guard.rollback() {
-                    tracing::warn!(%error, "text index rollback failed");
-                }
-                guard
+    /// Runs `work` with the index writer, opening one if there is none. On failure the writer
+    /// is dropped, with the documents `work` added and did not commit: a commit that failed
+    /// (a full disk) can leave tantivy's writer without its indexing threads, and documents
+    /// sent to it would then wait forever. The next call opens a fresh writer, so indexing
+    /// resumes by itself once the cause is gone.
+    fn with_writer<T>(
+        &self,
+        work: impl FnOnce(&mut IndexWriter<TantivyDocument>) -> Result<T, IndexError>,
+    ) -> Result<T, IndexError> {
+        // A panic mid-batch leaves uncommitted documents that a later commit would publish
+        // with a wrong sequence: a poisoned slot is emptied, which discards them.
+        let mut slot = self.writer.lock().unwrap_or_else(|poisoned| {
+            let mut slot = poisoned.into_inner();
+            *slot = None;
+            slot
+        });
+        let writer = match &mut *slot {
+            Some(writer) => writer,
+            empty => {
+                let (threads, heap) = self.settings.writer_budget();
+                empty.insert(self.index.writer_with_num_threads(threads, heap)?)
             }
+        };
+        let outcome = work(writer);
+        if outcome.is_err() {
+            *slot = None;
         }
+        outcome
     }
 }
 

@@ -26,7 +26,7 @@ pub use crate::entity::{EntityText, LabelChoice};
 pub use crate::error::IndexError;
 pub use crate::follower::Follower;
 pub use crate::hits::{HitDetail, LiteralFilter, TextHit, TextRequest};
-pub use crate::index::{BuildReport, TextIndex, INDEX_FORMAT_VERSION};
+pub use crate::index::{BuildReport, IndexFailure, TextIndex, INDEX_FORMAT_VERSION};
 pub use crate::query::{QueryError, UserQuery};
 pub use crate::search::{AutocompleteRequest, IndexSearcher, SearchHit, SearchPage, SearchRequest};
 pub use crate::settings::{IndexSettings, RankingWeights};

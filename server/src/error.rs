@@ -111,6 +111,9 @@ pub enum ApiError {
     /// The text index is not open on this server.
     #[error("the text index is not available on this server")]
     SearchUnavailable,
+    /// The disk holding the store is full: the write changed nothing.
+    #[error("the disk holding the store is full, so nothing was written; writes resume by themselves once the operator frees space (see /health)")]
+    StorageFull,
     /// A failure of the server itself; the detail is logged, not sent.
     #[error("internal error: {0}")]
     Internal(String),
@@ -163,6 +166,7 @@ impl ApiError {
             Self::Busy => ("busy", StatusCode::SERVICE_UNAVAILABLE),
             Self::BodiesInFlight { .. } => ("bodies_in_flight", StatusCode::SERVICE_UNAVAILABLE),
             Self::TooLarge(_) => ("too_large", StatusCode::SERVICE_UNAVAILABLE),
+            Self::StorageFull => ("storage_full", StatusCode::INSUFFICIENT_STORAGE),
             Self::Internal(_) => ("internal", StatusCode::INTERNAL_SERVER_ERROR),
             Self::BadParameter { .. } => ("bad_parameter", StatusCode::BAD_REQUEST),
             Self::NotFound(_) => ("not_found", StatusCode::NOT_FOUND),
@@ -183,8 +187,8 @@ impl ApiError {
 
     /// Maps a store error; `budget` names the time budget in a timeout message.
     ///
-    /// Input errors become 4xx with the store's message; `Cancelled` becomes a timeout;
-    /// everything else is internal.
+    /// Input errors become 4xx with the store's message; `Cancelled` becomes a timeout; a
+    /// full disk is 507; everything else is internal.
     pub fn from_store(error: StoreError, budget: Duration) -> Self {
         match error {
             StoreError::Cancelled => Self::Timeout(budget),
@@ -194,6 +198,10 @@ impl ApiError {
             StoreError::GraphAlreadyExists(g) => Self::GraphAlreadyExists(g),
             StoreError::Forbidden(m) => Self::Forbidden(m),
             StoreError::Format(m) | StoreError::Evaluation(m) => Self::Evaluation(m),
+            StoreError::StorageFull(detail) => {
+                tracing::error!(%detail, "a write failed: the disk is full");
+                Self::StorageFull
+            }
             other if other.is_user_error() => Self::Evaluation(other.to_string()),
             other => Self::Internal(other.to_string()),
         }

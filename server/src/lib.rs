@@ -29,6 +29,7 @@ pub mod testdata;
 pub mod text_index;
 pub mod text_match;
 pub mod text_sparql;
+pub mod write_probe;
 
 pub use crate::error::ApiError;
 pub use crate::listener::serve_listener;

@@ -25,6 +25,7 @@ pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
 /// one that reads nothing of a response for `write_timeout`; connections past the caps
 /// ([`ConnectionLimits`]) get a short 503 and are closed. At shutdown, idle connections are
 /// closed at once and busy ones after their current response, for at most [`SHUTDOWN_GRACE`].
+/// While it serves, a store whose writes fail is probed ([`crate::write_probe`]).
 pub async fn serve_listener(
     listener: TcpListener,
     state: AppState,
@@ -37,6 +38,7 @@ pub async fn serve_listener(
         .max_buf_size(settings.max_header_bytes.max(MIN_HEADER_BYTES));
     let write_timeout = settings.write_timeout;
     let limits = ConnectionLimits::new(settings.max_connections, settings.max_connections_per_peer);
+    let probe = tokio::spawn(crate::write_probe::watch(state.clone()));
     let service = TowerToHyperService::new(app(state));
     let connections = GracefulShutdown::new();
     tokio::pin!(shutdown);
@@ -73,6 +75,7 @@ pub async fn serve_listener(
         });
     }
     drop(listener);
+    probe.abort();
     if tokio::time::timeout(SHUTDOWN_GRACE, connections.shutdown())
         .await
         .is_err()

@@ -10,6 +10,9 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+#[path = "ops/disk_full.rs"]
+mod disk_full;
+
 const LODESTONE: &str = env!("CARGO_BIN_EXE_lodestone");
 
 struct Server {

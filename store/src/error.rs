@@ -11,10 +11,14 @@ use std::path::PathBuf;
 pub enum StoreError {
     /// RocksDB reported an error.
     #[error("storage engine: {0}")]
-    Engine(#[from] rocksdb::Error),
+    Engine(#[source] rocksdb::Error),
     /// Reading or writing a file failed.
     #[error("I/O error: {0}")]
-    Io(#[from] io::Error),
+    Io(#[source] io::Error),
+    /// The disk holding the store is full: the write was not made. Writes succeed again once
+    /// space is freed (RocksDB resumes by itself, see `Store::write_failure`).
+    #[error("the disk holding the store is full: {0}")]
+    StorageFull(String),
     /// The data on disk is not what this version of Lodestone wrote.
     #[error(transparent)]
     Corruption(#[from] CorruptionError),
@@ -81,6 +85,35 @@ impl StoreError {
                 | Self::GraphAlreadyExists(_)
                 | Self::Forbidden(_)
         )
+    }
+}
+
+impl From<rocksdb::Error> for StoreError {
+    fn from(error: rocksdb::Error) -> Self {
+        // RocksDB reports a full disk only in its message ("IO error: No space left on
+        // device", or "NoSpace"/"Space limit reached" from its own space accounting).
+        let message = error.to_string();
+        if ["No space left on device", "NoSpace", "Space limit reached"]
+            .iter()
+            .any(|m| message.contains(m))
+        {
+            Self::StorageFull(message)
+        } else {
+            Self::Engine(error)
+        }
+    }
+}
+
+impl From<io::Error> for StoreError {
+    fn from(error: io::Error) -> Self {
+        if matches!(
+            error.kind(),
+            io::ErrorKind::StorageFull | io::ErrorKind::QuotaExceeded
+        ) {
+            Self::StorageFull(error.to_string())
+        } else {
+            Self::Io(error)
+        }
     }
 }
 

@@ -23,6 +23,7 @@ mod store;
 mod version;
 
 pub use crate::changes::{ChangeBatch, SequenceNumber};
+pub use crate::database::WriteFailure;
 pub use crate::encoding::{EncodedQuad, TermId, TermKind};
 pub use crate::error::{CorruptionError, StoreError};
 pub use crate::kv::{CacheStats, IndexUsage, StoreOptions};

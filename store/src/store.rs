@@ -5,7 +5,7 @@
 //! layers under it (`database`, `quads`, `load`) never name it.
 
 use crate::changes::{ChangeBatch, SequenceNumber};
-use crate::database::Database;
+use crate::database::{Database, WriteFailure};
 use crate::error::StoreError;
 use crate::kv::{CacheStats, IndexUsage, StoreOptions, Table};
 use crate::load::BulkLoader;
@@ -54,6 +54,19 @@ impl Store {
     /// Dropping the transaction without [`Transaction::commit`] leaves the store unchanged.
     pub fn transaction(&self) -> Result<Transaction<'_>, StoreError> {
         Ok(Transaction::new(&self.database))
+    }
+
+    /// The last write's failure, unless a later write succeeded: while the disk is full every
+    /// write fails (and changes nothing); RocksDB resumes writing by itself once space is
+    /// freed, which [`Store::probe_writes`] or the next commit then notices.
+    pub fn write_failure(&self) -> Option<WriteFailure> {
+        self.database.write_failure()
+    }
+
+    /// Tries a tiny write, to learn whether writes reach the disk again after a failure
+    /// (clears [`Store::write_failure`] when it succeeds).
+    pub fn probe_writes(&self) -> Result<(), StoreError> {
+        self.database.probe_writes()
     }
 
     /// Sequence number of the last commit (0 for a store never written).

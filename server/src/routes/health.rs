@@ -1,5 +1,6 @@
 //! `/health`, `/status` and `/metrics`: liveness, a JSON summary and Prometheus counters.
 //!
+//! `/health` says `degraded` while writes fail or the text index cannot catch up.
 //! None of these take a query slot: they must answer while every slot is busy. `/status` counts
 //! the store on a blocking thread, and only after a commit (see [`AppState::counts`]).
 
@@ -25,8 +26,77 @@ pub fn router() -> Router<AppState> {
         .route("/metrics", get(metrics))
 }
 
-async fn health() -> &'static str {
-    "ok"
+/// `ok`, or `degraded` with one line per problem (the store's writes failing, the text index
+/// failing to catch up). Degraded is still 200: reads are answered, and restarting does not
+/// free a disk; monitors read the body, or `lodestone_writes_failing` in `/metrics`.
+async fn health(State(state): State<AppState>) -> String {
+    let problems = problems(&state);
+    if problems.is_empty() {
+        return "ok".to_owned();
+    }
+    let mut out = "degraded".to_owned();
+    for problem in &problems {
+        let _ = write!(out, "\n{}: {}", problem.part, problem.summary);
+    }
+    out
+}
+
+/// Something that does not work now, for `/health` and `/status`.
+struct Problem {
+    /// Which part: `writes` or `text_index`.
+    part: &'static str,
+    /// Its stable code (`storage_full`, `write_failed`, `catch_up_failed`).
+    code: &'static str,
+    /// Since when, as RFC 3339.
+    since: String,
+    /// One line for an operator.
+    summary: String,
+}
+
+fn problems(state: &AppState) -> Vec<Problem> {
+    let mut problems = Vec::new();
+    if let Some(failure) = state.store().write_failure() {
+        let since = format_system_time(failure.since);
+        let (code, summary) = if failure.storage_full {
+            (
+                "storage_full",
+                format!("the disk holding the store is full since {since}; writes answer 507 until space is freed, then resume by themselves"),
+            )
+        } else {
+            (
+                "write_failed",
+                format!("writes fail since {since}: {}", failure.message),
+            )
+        };
+        problems.push(Problem {
+            part: "writes",
+            code,
+            since,
+            summary,
+        });
+    }
+    if let Some(failure) = state.text_index().and_then(|index| index.failure()) {
+        let since = format_system_time(failure.since);
+        let summary = format!(
+            "cannot apply the last commits since {since} (retrying): {}",
+            failure.message
+        );
+        problems.push(Problem {
+            part: "text_index",
+            code: "catch_up_failed",
+            since,
+            summary,
+        });
+    }
+    problems
+}
+
+fn format_system_time(time: std::time::SystemTime) -> String {
+    let millis = time
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_millis();
+    format_unix_millis(u64::try_from(millis).unwrap_or(u64::MAX))
 }
 
 async fn status(State(state): State<AppState>, headers: HeaderMap) -> Result<Response, ApiError> {
@@ -53,8 +123,14 @@ async fn status(State(state): State<AppState>, headers: HeaderMap) -> Result<Res
         })
         .collect();
     let metrics = state.metrics();
+    let problems: Vec<serde_json::Value> = problems(&state)
+        .into_iter()
+        .map(|p| serde_json::json!({"part": p.part, "code": p.code, "since": p.since, "message": p.summary}))
+        .collect();
     let status = serde_json::json!({
         "version": env!("CARGO_PKG_VERSION"),
+        "health": if problems.is_empty() { "ok" } else { "degraded" },
+        "problems": problems,
         "uptime_seconds": state.started().elapsed().as_secs(),
         "quads": counts.quads,
         "terms": counts.dictionary_terms,
@@ -180,6 +256,18 @@ async fn metrics(State(state): State<AppState>) -> Response {
             lag,
         );
     }
+    counter(
+        "lodestone_writes_failing",
+        "1 while the store's writes fail (a full disk, say), else 0.",
+        "gauge",
+        u64::from(state.store().write_failure().is_some()),
+    );
+    counter(
+        "lodestone_text_index_failing",
+        "1 while the text index fails to apply commits, else 0.",
+        "gauge",
+        u64::from(state.text_index().is_some_and(|i| i.failure().is_some())),
+    );
     counter(
         "lodestone_uptime_seconds",
         "Seconds since the server started.",

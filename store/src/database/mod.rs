@@ -13,16 +13,19 @@
 
 mod decoded;
 mod open;
+mod write_health;
 mod writer_state;
 
 pub(crate) use decoded::DecodedTerms;
+pub use write_health::WriteFailure;
+pub(crate) use write_health::WriteHealth;
 pub(crate) use writer_state::{TermCache, WriterState};
 
 use crate::changes::SequenceNumber;
 use crate::encoding::{BlankNumbering, TermId};
 use crate::error::StoreError;
-use crate::kv::{StoreOptions, Table};
-use rocksdb::{ColumnFamily, WriteOptions, DB};
+use crate::kv::{meta_key, StoreOptions, Table};
+use rocksdb::{ColumnFamily, WriteBatch, WriteOptions, DB};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
@@ -37,6 +40,7 @@ pub(crate) struct Database {
     committed_sequence: AtomicU64,
     decoded: DecodedTerms,
     blank_numbering: BlankNumbering,
+    write_health: WriteHealth,
 }
 
 impl Database {
@@ -97,6 +101,46 @@ impl Database {
         options.set_sync(self.options.sync_writes);
         options.set_memtable_insert_hint_per_batch(true);
         options
+    }
+
+    /// Writes `batch` atomically, noting whether the write reached the disk
+    /// ([`Database::write_failure`]).
+    pub(crate) fn write(
+        &self,
+        batch: WriteBatch,
+        options: &WriteOptions,
+    ) -> Result<(), StoreError> {
+        let outcome = self.db.write_opt(batch, options).map_err(StoreError::from);
+        self.note_write(&outcome);
+        outcome
+    }
+
+    /// Notes the outcome of a write made otherwise than by [`Database::write`] (a file
+    /// ingest), for [`Database::write_failure`].
+    pub(crate) fn note_write<T>(&self, outcome: &Result<T, StoreError>) {
+        self.write_health.record(outcome);
+    }
+
+    /// Writes one small key (synced as commits are) to learn whether writes reach the disk
+    /// again; used while [`Database::write_failure`] reports a failure, and clears it once a
+    /// write succeeds.
+    pub(crate) fn probe_writes(&self) -> Result<(), StoreError> {
+        let mut batch = WriteBatch::default();
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_millis();
+        batch.put_cf(
+            self.cf(Table::Meta),
+            meta_key::WRITE_PROBE,
+            now.to_be_bytes(),
+        );
+        self.write(batch, &self.write_options())
+    }
+
+    /// The last write's failure, unless a later write succeeded.
+    pub(crate) fn write_failure(&self) -> Option<WriteFailure> {
+        self.write_health.failure()
     }
 
     /// Sequence number of the last commit made visible (0 for a store never written).

@@ -1,7 +1,7 @@
 //! Opening a store's folder: creating it, refusing what is not a Lodestone store or is one of
 //! another format version, upgrading older formats, and reading the writer's counters.
 
-use super::{Database, DecodedTerms, TermCache, WriterState};
+use super::{Database, DecodedTerms, TermCache, WriteHealth, WriterState};
 use crate::encoding::BlankNumbering;
 use crate::error::{CorruptionError, StoreError};
 use crate::kv::{meta_key, open_db, StoreOptions, Table};
@@ -144,6 +144,7 @@ impl Database {
             path,
             options,
             blank_numbering,
+            write_health: WriteHealth::default(),
         })
     }
 }

@@ -134,6 +134,9 @@ pub(crate) mod meta_key {
     pub(crate) const QUAD_COUNT: &[u8] = b"quad_count";
     /// Unix time in milliseconds of the last commit.
     pub(crate) const LAST_COMMIT_MS: &[u8] = b"last_commit_ms";
+    /// Unix time in milliseconds of the last write probe (written only while writes fail,
+    /// to learn when they reach the disk again).
+    pub(crate) const WRITE_PROBE: &[u8] = b"write_probe";
 }
 
 /// The table that indexes quads in `permutation` order.

@@ -285,13 +285,16 @@ fn ingest_files(database: &Database, manifest: &Manifest) -> Result<(), StoreErr
         // stay complete until the counters are written, so that a crash in between can ingest
         // it again.
         options.set_move_files(false);
-        db.ingest_external_file_cf_opts(database.cf(*table), &options, vec![path])?;
+        let outcome = db
+            .ingest_external_file_cf_opts(database.cf(*table), &options, vec![path])
+            .map_err(StoreError::from);
+        database.note_write(&outcome);
+        outcome?;
     }
     Ok(())
 }
 
 fn write_counters(database: &Database, dir: &Path, manifest: &Manifest) -> Result<(), StoreError> {
-    let db = database.db();
     let meta = database.cf(Table::Meta);
     let mut batch = WriteBatch::default();
     batch.put_cf(
@@ -322,7 +325,7 @@ fn write_counters(database: &Database, dir: &Path, manifest: &Manifest) -> Resul
     batch.delete_cf(meta, PENDING_INGEST);
     let mut options = rocksdb::WriteOptions::default();
     options.set_sync(true);
-    db.write_opt(batch, &options)?;
+    database.write(batch, &options)?;
     fs::remove_dir_all(dir)?;
     Ok(())
 }

@@ -532,7 +532,7 @@ impl<'a> Transaction<'a> {
             encode_u64(self.next_blank_id),
         );
         batch.put_cf(meta, meta_key::LAST_COMMIT_MS, encode_u64(now_ms()));
-        db.write_opt(batch, &database.write_options())?;
+        database.write(batch, &database.write_options())?;
 
         for bytes in reclaimed {
             self.state.term_cache.remove(&bytes);
