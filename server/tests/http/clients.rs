@@ -1,7 +1,8 @@
-//! Third-party clients against the real server: Python's SPARQLWrapper.
+//! Third-party clients against the real server: Python's SPARQLWrapper and rdflib's
+//! `SPARQLStore`/`SPARQLUpdateStore`.
 //!
-//! CI installs it (`pip install SPARQLWrapper`). Elsewhere a missing module fails the test with
-//! that instruction, unless `LODESTONE_SKIP_PY` is set outside CI.
+//! CI installs them (`make deps-python`: `pip install SPARQLWrapper rdflib`). Elsewhere a missing
+//! module fails the test with that instruction, unless `LODESTONE_SKIP_PY` is set outside CI.
 
 use crate::common::{TestServer, EX};
 use lodestone_server::settings::ServerSettings;
@@ -43,9 +44,14 @@ print("ok")
 "#;
 
 fn python_with_sparqlwrapper() -> Option<String> {
+    python_with("SPARQLWrapper")
+}
+
+/// A Python that can import `module`; `None` (skip) only outside CI with `LODESTONE_SKIP_PY`.
+fn python_with(module: &str) -> Option<String> {
     let python = ["python3", "python"].into_iter().find(|p| {
         Command::new(p)
-            .args(["-c", "import SPARQLWrapper"])
+            .args(["-c", &format!("import {module}")])
             .output()
             .is_ok_and(|o| o.status.success())
     });
@@ -54,7 +60,7 @@ fn python_with_sparqlwrapper() -> Option<String> {
             std::env::var_os("CI").is_none() && std::env::var_os("LODESTONE_SKIP_PY").is_some();
         assert!(
             skip,
-            "Python's SPARQLWrapper is missing: `pip install SPARQLWrapper` (or set LODESTONE_SKIP_PY=1 outside CI to skip this test)"
+            "Python's {module} is missing: `pip install {module}` (or set LODESTONE_SKIP_PY=1 outside CI to skip this test)"
         );
     }
     python.map(str::to_owned)
@@ -83,7 +89,7 @@ fn run_script(python: &str, script: &str, args: &[&str]) {
         .expect("run python");
     assert!(
         output.status.success(),
-        "SPARQLWrapper failed:\n{}\n{}",
+        "the Python client failed:\n{}\n{}",
         String::from_utf8_lossy(&output.stdout),
         String::from_utf8_lossy(&output.stderr)
     );
@@ -131,4 +137,64 @@ fn sparqlwrapper_every_return_format_on_every_query_form() {
         &format!("<{subject}> <{EX}name> \"a name\" . <{subject}> <{EX}knows> <{EX}o> ."),
     );
     run_script(&python, FORMATS_SCRIPT, &[&server.url("/sparql"), &subject]);
+}
+
+/// rdflib's SPARQL stores as a program uses them: writes through `SPARQLUpdateStore` (a named
+/// graph's `add`, `INSERT DATA`, `DELETE DATA`) with the bearer token, refused without it;
+/// SELECT, ASK, CONSTRUCT and DESCRIBE through `SPARQLStore`, the triples of a named graph and
+/// the list of named graphs (rdflib's own queries).
+const RDFLIB_SCRIPT: &str = r#"
+import sys
+from rdflib import Graph, URIRef, Literal, Namespace
+from rdflib.plugins.stores.sparqlstore import SPARQLStore, SPARQLUpdateStore
+
+endpoint, token, base = sys.argv[1], sys.argv[2], sys.argv[3]
+EX = Namespace(base)
+graph_iri = URIRef(base + "rdflib-graph")
+name = Literal("from rdflib", lang="en")
+
+writer = SPARQLUpdateStore(query_endpoint=endpoint, update_endpoint=endpoint,
+                           headers={"Authorization": "Bearer " + token})
+named = Graph(writer, identifier=graph_iri)
+named.add((EX.coin, EX.name, name))
+named.add((EX.coin, EX.mint, EX.athens))
+writer.update('INSERT DATA { <%s> <%s> "default" }' % (EX.coin, EX.note))
+writer.update('DELETE DATA { GRAPH <%s> { <%s> <%s> <%s> } }' % (graph_iri, EX.coin, EX.mint, EX.athens))
+
+anonymous = SPARQLUpdateStore(query_endpoint=endpoint, update_endpoint=endpoint)
+try:
+    anonymous.update('CLEAR ALL')
+    raise SystemExit("an update without the token was accepted")
+except Exception as error:
+    assert "401" in str(error) or "Unauthorized" in str(error), error
+
+reader = SPARQLStore(endpoint)
+g = Graph(reader)
+rows = list(g.query('SELECT ?n WHERE { GRAPH ?g { <%s> <%s> ?n } }' % (EX.coin, EX.name)))
+assert [(str(r.n), r.n.language) for r in rows] == [("from rdflib", "en")], rows
+assert g.query('ASK { <%s> <%s> "default" }' % (EX.coin, EX.note)).askAnswer is True
+assert g.query('ASK { GRAPH ?g { <%s> <%s> ?m } }' % (EX.coin, EX.mint)).askAnswer is False
+constructed = g.query('CONSTRUCT { ?s ?p ?o } WHERE { GRAPH <%s> { ?s ?p ?o } }' % graph_iri).graph
+assert set(constructed) == {(EX.coin, EX.name, name)}, set(constructed)
+described = g.query('DESCRIBE <%s>' % EX.coin).graph
+assert (EX.coin, EX.note, Literal("default")) in described, set(described)
+
+in_graph = Graph(reader, identifier=graph_iri)
+assert set(in_graph.triples((EX.coin, None, None))) == {(EX.coin, EX.name, name)}
+names = {getattr(c, "identifier", c) for c in reader.contexts()}
+assert graph_iri in names, names
+print("ok")
+"#;
+
+#[test]
+fn rdflib_sparql_store_reads_and_writes_with_a_token() {
+    let Some(python) = python_with("rdflib") else {
+        return;
+    };
+    let server = TestServer::start(ServerSettings::default().with_update_token("rdflib-token"));
+    run_script(
+        &python,
+        RDFLIB_SCRIPT,
+        &[&server.url("/sparql"), "rdflib-token", EX],
+    );
 }
