@@ -1,22 +1,33 @@
-//! DBpedia Lookup compatible routes: `GET /api/search/KeywordSearch` and
-//! `GET /api/search/PrefixSearch` with `QueryString`, `QueryClass` and `MaxHits`.
+//! DBpedia Lookup compatible routes.
 //!
-//! XML `ArrayOfResult` by default (the old service's format), JSON `{"results": [...]}` for
-//! `Accept: application/json` or `format=json`. `QueryClass` is a class IRI or, as DBpedia's
-//! service took it, a DBpedia ontology class name (`place` → `dbo:Place`).
+//! The old service (`github.com/dbpedia/lookup`, its `LookupResource` and
+//! `EntitiesSerialization`): `GET /api/search/KeywordSearch` and `/PrefixSearch`, also under
+//! `/api/search.asmx/…` as old clients call them, with `QueryString`, `QueryClass` and
+//! `MaxHits`; XML `ArrayOfResult` by default, JSON `{"results": [...]}` for
+//! `Accept: application/json` or `format=json`. `QueryClass` empty, `thing` or any
+//! `…#Thing` means no filter; a prefixed name is expanded with the server's prefix table (an
+//! unknown prefix is a 400); a bare name is a DBpedia ontology class (`place` →
+//! `dbo:Place`); the filter takes in the class's subclasses.
+//!
+//! The new service (`github.com/dbpedia/dbpedia-lookup`, its `LookupSearcher`):
+//! `GET /api/search?query=…` (instead of Lodestone's `q=`) with `maxResults`, `format`
+//! (`JSON`, `JSON_RAW`, `JSON_FULL`, `XML`) and `typeName` (or `QueryClass`) answers
+//! `{"docs": [{"resource": [...], "label": [...], …}]}`, every field an array of strings;
+//! `maxResults=0` answers the count.
 
 use super::api::suggestions;
 use super::format::{escape_into, Format};
 use super::params::{bad, languages, Params};
 use super::{index_error, run_blocking};
+use crate::error::ApiError;
 use crate::state::AppState;
 use axum::extract::{RawQuery, State};
 use axum::http::{header, HeaderMap, HeaderValue};
 use axum::response::{IntoResponse, Response};
 use lodestone_indexer::{IndexSearcher, SearchHit, SearchRequest};
+use lodestone_web::ui::Prefixes;
 use serde_json::json;
-
-const DBPEDIA_ONTOLOGY: &str = "http://dbpedia.org/ontology/";
+use std::sync::LazyLock;
 
 /// `GET /api/search/KeywordSearch`.
 pub(super) async fn keyword_search(
@@ -49,17 +60,7 @@ async fn respond(
     };
     let result = async {
         let text = params.required("QueryString")?.to_owned();
-        let class = match params.get("QueryClass")? {
-            None => None,
-            Some(c) if c.contains(':') => Some(
-                oxrdf::NamedNode::new(c)
-                    .map_err(|e| bad("QueryClass", &e.to_string()))?
-                    .into_string(),
-            ),
-            Some(c) => {
-                Some(dbpedia_class(c).ok_or_else(|| bad("QueryClass", "is not a class name"))?)
-            }
-        };
+        let class = query_class(params.get("QueryClass")?, "QueryClass")?;
         let limit = params.count("MaxHits", 5, 100)?;
         let langs = languages(&params, &headers)?;
         if prefix {
@@ -103,6 +104,8 @@ async fn respond(
                             "refCount": h.in_degree,
                             "classes": h.classes.iter().map(|c| json!({"uri": c, "label": local_name(c)})).collect::<Vec<_>>(),
                             "categories": [],
+                            "templates": [],
+                            "redirects": [],
                         })
                     })
                     .collect();
@@ -113,19 +116,73 @@ async fn respond(
     }
 }
 
-/// `place` → `http://dbpedia.org/ontology/Place`.
+/// The prefix table class names are expanded with.
+static PREFIXES: LazyLock<Prefixes> = LazyLock::new(Prefixes::well_known);
+
+/// A class filter as DBpedia Lookup reads it: none for an empty value, `thing` or an IRI
+/// ending `#Thing`; an absolute IRI as is; `prefix:Name` expanded with the server's prefix
+/// table (an unknown prefix is refused, never "no results"); a bare name in the DBpedia
+/// ontology.
+pub(super) fn query_class(
+    value: Option<&str>,
+    name: &'static str,
+) -> Result<Option<String>, ApiError> {
+    let Some(value) = value.map(str::trim).filter(|v| !v.is_empty()) else {
+        return Ok(None);
+    };
+    let lower = value.to_lowercase();
+    if lower == "thing" || lower == "owl:thing" || lower.ends_with("#thing") {
+        return Ok(None);
+    }
+    let checked = |iri: String| {
+        oxrdf::NamedNode::new(iri)
+            .map(oxrdf::NamedNode::into_string)
+            .map_err(|e| bad(name, &e.to_string()))
+    };
+    if value.contains("://") || value.starts_with("urn:") {
+        return checked(value.to_owned()).map(Some);
+    }
+    if let Some((prefix, local)) = value.split_once(':') {
+        let namespace = PREFIXES
+            .entries()
+            .iter()
+            .find(|(p, _)| p == prefix)
+            .map(|(_, ns)| ns)
+            .ok_or_else(|| {
+                let known: Vec<&str> = PREFIXES.entries().iter().map(|(p, _)| p.as_str()).collect();
+                bad(
+                    name,
+                    &format!(
+                        "unknown prefix `{prefix}:`; known prefixes: {}",
+                        known.join(", ")
+                    ),
+                )
+            })?;
+        return checked(format!("{namespace}{local}")).map(Some);
+    }
+    dbpedia_class(value)
+        .map(Some)
+        .ok_or_else(|| bad(name, "is not a class name"))
+}
+
+/// `place` → `http://dbpedia.org/ontology/Place` (the `dbo:` namespace of the prefix table).
 fn dbpedia_class(name: &str) -> Option<String> {
+    let ontology = PREFIXES
+        .entries()
+        .iter()
+        .find(|(p, _)| p == "dbo")
+        .map(|(_, ns)| ns.as_str())?;
     let mut chars = name.trim().chars();
     let first = chars.next()?;
     let rest: String = chars.collect();
     if !first.is_alphabetic() || !rest.chars().all(|c| c.is_alphanumeric() || c == '_') {
         return None;
     }
-    Some(format!("{DBPEDIA_ONTOLOGY}{}{rest}", first.to_uppercase()))
+    Some(format!("{ontology}{}{rest}", first.to_uppercase()))
 }
 
 /// The last segment of an IRI (after `#` or `/`), a stand-in label for a class.
-fn local_name(iri: &str) -> &str {
+pub(super) fn local_name(iri: &str) -> &str {
     iri.rsplit(['#', '/']).next().unwrap_or(iri)
 }
 
@@ -158,7 +215,7 @@ fn array_of_result(hits: &[SearchHit]) -> Response {
             element(&mut out, "URI", class);
             out.push_str("</Class>");
         }
-        out.push_str("</Classes><Categories/><Templates/>");
+        out.push_str("</Classes><Categories/><Templates/><Redirects/>");
         element(&mut out, "Refcount", &hit.in_degree.to_string());
         out.push_str("</Result>\n");
     }
@@ -182,6 +239,28 @@ mod tests {
             Some("http://dbpedia.org/ontology/Place")
         );
         assert_eq!(dbpedia_class("a b"), None);
+        for none in [
+            "",
+            " ",
+            "thing",
+            "Thing",
+            "owl:Thing",
+            "http://www.w3.org/2002/07/owl#Thing",
+        ] {
+            assert_eq!(
+                query_class(Some(none), "QueryClass").ok(),
+                Some(None),
+                "{none}"
+            );
+        }
+        assert_eq!(
+            query_class(Some("dbo:Place"), "QueryClass")
+                .ok()
+                .flatten()
+                .as_deref(),
+            Some("http://dbpedia.org/ontology/Place")
+        );
+        assert!(query_class(Some("nosuchprefix:Place"), "QueryClass").is_err());
         assert_eq!(local_name("http://x.org/o#Coin"), "Coin");
     }
 }

@@ -34,6 +34,13 @@ impl Params {
         Ok(first.filter(|v| !v.trim().is_empty()))
     }
 
+    /// Whether a parameter is given with a value.
+    pub fn has(&self, name: &str) -> bool {
+        self.pairs
+            .iter()
+            .any(|(k, v)| k == name && !v.trim().is_empty())
+    }
+
     /// Every value of a repeatable parameter.
     pub fn all(&self, name: &'static str) -> Vec<&str> {
         self.pairs

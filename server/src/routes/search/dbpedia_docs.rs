@@ -1,0 +1,153 @@
+//! The new DBpedia Lookup API (`lookup.dbpedia.org/api/search`, the `LookupSearcher` of
+//! `github.com/dbpedia/dbpedia-lookup`): `GET /api/search?query=…` answered as `docs`.
+//!
+//! Each document maps a field to an array of strings, as Lucene stored them there:
+//! `resource` (the IRI), `label`, `comment` (the description), `type` (class IRIs),
+//! `typeName` (their local names), `refCount` (incoming links) and `score`. `format`:
+//! `JSON` (the default) and `JSON_RAW` give these arrays (Lodestone does not mark the
+//! matched words inside them, so the two are the same), `JSON_FULL` gives each value as
+//! `{"value": …, "highlight": …}`, `XML` gives `<results><result>` with one element per
+//! value. `maxResults=0` answers one document `{"count": ["N"], "score": ["1.0"]}`.
+
+use super::dbpedia::{local_name, query_class};
+use super::format::escape_into;
+use super::params::{bad, languages, Params};
+use super::{index_error, run_blocking, MAX_LIMIT};
+use crate::error::ApiError;
+use crate::state::AppState;
+use axum::http::{header, HeaderMap, HeaderValue};
+use axum::response::{IntoResponse, Response};
+use lodestone_indexer::{IndexSearcher, SearchRequest};
+use serde_json::{json, Map, Value};
+
+/// The answer formats of the new API.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum DocsFormat {
+    Json,
+    JsonFull,
+    Xml,
+}
+
+/// One document: field name → values, in the order written.
+type Document = Vec<(&'static str, Vec<String>)>;
+
+/// `GET /api/search?query=…` in the new DBpedia Lookup's shape.
+pub(super) async fn search(state: AppState, headers: HeaderMap, params: Params) -> Response {
+    let format = match params.get("format").map(|f| f.map(str::to_ascii_uppercase)) {
+        Ok(None) => DocsFormat::Json,
+        Ok(Some(f)) if f == "JSON" || f == "JSON_RAW" => DocsFormat::Json,
+        Ok(Some(f)) if f == "JSON_FULL" => DocsFormat::JsonFull,
+        Ok(Some(f)) if f == "XML" => DocsFormat::Xml,
+        Ok(Some(_)) => {
+            return bad("format", "must be one of JSON, JSON_RAW, JSON_FULL, XML").into_response()
+        }
+        Err(error) => return error.into_response(),
+    };
+    match documents(&state, &headers, &params).await {
+        Ok(docs) => write(&docs, format),
+        Err(error) => error.into_response(),
+    }
+}
+
+async fn documents(
+    state: &AppState,
+    headers: &HeaderMap,
+    params: &Params,
+) -> Result<Vec<Document>, ApiError> {
+    let text = params.required("query")?.to_owned();
+    let class = match params.get("typeName")? {
+        Some(t) => query_class(Some(t), "typeName")?,
+        None => query_class(params.get("QueryClass")?, "QueryClass")?,
+    };
+    let max_results = params.number("maxResults", 100, 0, MAX_LIMIT)?;
+    let langs = languages(params, headers)?;
+    run_blocking(state, move |store, index| {
+        let reader = store.reader();
+        let searcher = index.searcher();
+        let classes = match &class {
+            Some(c) => IndexSearcher::with_subclasses(&reader, c).map_err(index_error)?,
+            None => Vec::new(),
+        };
+        let request = SearchRequest {
+            query: searcher.parse(&text).map_err(index_error)?,
+            classes,
+            graph: None,
+            langs,
+            limit: max_results.max(1),
+            offset: 0,
+        };
+        let page = searcher.search(&reader, &request).map_err(index_error)?;
+        if max_results == 0 {
+            return Ok(vec![vec![
+                ("count", vec![page.total.to_string()]),
+                ("score", vec!["1.0".to_owned()]),
+            ]]);
+        }
+        Ok(page
+            .hits
+            .iter()
+            .map(|hit| {
+                let mut doc: Document = vec![("resource", vec![hit.iri.clone()])];
+                if let Some(label) = &hit.label {
+                    doc.push(("label", vec![label.text.clone()]));
+                }
+                if let Some(description) = &hit.description {
+                    doc.push(("comment", vec![description.text.clone()]));
+                }
+                if !hit.classes.is_empty() {
+                    doc.push(("type", hit.classes.clone()));
+                    let names = hit.classes.iter().map(|c| local_name(c).to_owned());
+                    doc.push(("typeName", names.collect()));
+                }
+                doc.push(("refCount", vec![hit.in_degree.to_string()]));
+                doc.push(("score", vec![hit.score.to_string()]));
+                doc
+            })
+            .collect())
+    })
+    .await
+}
+
+fn write(docs: &[Document], format: DocsFormat) -> Response {
+    if format == DocsFormat::Xml {
+        let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?><results>");
+        for doc in docs {
+            out.push_str("<result>");
+            for (field, values) in doc {
+                for value in values {
+                    out.push_str(&format!("<{field}>"));
+                    escape_into(value, &mut out);
+                    out.push_str(&format!("</{field}>"));
+                }
+            }
+            out.push_str("</result>");
+        }
+        out.push_str("</results>");
+        let mut response = out.into_response();
+        response.headers_mut().insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/xml; charset=utf-8"),
+        );
+        return response;
+    }
+    let docs: Vec<Value> = docs
+        .iter()
+        .map(|doc| {
+            let fields: Map<String, Value> = doc
+                .iter()
+                .map(|(field, values)| {
+                    let values: Vec<Value> = values
+                        .iter()
+                        .map(|v| match format {
+                            DocsFormat::JsonFull => json!({"value": v, "highlight": v}),
+                            _ => json!(v),
+                        })
+                        .collect();
+                    ((*field).to_owned(), Value::Array(values))
+                })
+                .collect();
+            Value::Object(fields)
+        })
+        .collect();
+    axum::Json(json!({ "docs": docs })).into_response()
+}
