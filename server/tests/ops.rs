@@ -410,3 +410,71 @@ fn lenient_load_keeps_the_lines_after_a_bad_one_and_max_errors_fails_whole() {
     assert!(within.status.success(), "{within:?}");
     assert!(String::from_utf8_lossy(&within.stdout).contains("loaded 4 quads"));
 }
+
+/// Issue 22: `stats`, `dump` and `backup` work beside a server running on the same store,
+/// each seeing the store as of its start (one commit), while the server keeps writing.
+#[test]
+fn stats_dump_and_backup_work_while_the_server_runs() {
+    let dir = tempfile::tempdir().expect("dir");
+    let path = |name: &str| dir.path().join(name).to_string_lossy().into_owned();
+    let server = Server::start(
+        &dir.path().join("data"),
+        &["--update-token", "t", "--no-sample"],
+    );
+    let put = |graph: &str, body: String| {
+        let response = client()
+            .put(server.url(&format!("/store?graph={graph}")))
+            .header("Content-Type", "application/n-triples")
+            .header("Authorization", "Bearer t")
+            .body(body)
+            .send()
+            .expect("put");
+        assert!(response.status().is_success(), "{:?}", response.status());
+    };
+    put(
+        "http://e/g1",
+        (0..500)
+            .map(|i| format!("<http://e/s{i}> <http://e/p> \"v{i}\" .\n"))
+            .collect(),
+    );
+    let served = count(
+        &server,
+        "SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }",
+    );
+
+    let stats = lodestone(&["stats", "--data", &path("data")]);
+    assert!(stats.status.success(), "{stats:?}");
+    let text = String::from_utf8_lossy(&stats.stdout);
+    assert!(
+        text.contains(&format!("quads            {served}")),
+        "{text}"
+    );
+
+    let dump = lodestone(&["dump", "--data", &path("data")]);
+    assert!(dump.status.success(), "{dump:?}");
+    assert_eq!(
+        dump.stdout.iter().filter(|&&b| b == b'\n').count() as u64,
+        served
+    );
+
+    let backup = lodestone(&["backup", "--data", &path("data"), &path("backup")]);
+    assert!(backup.status.success(), "{backup:?}");
+    // Written after the backup: not in it.
+    put(
+        "http://e/g2",
+        "<http://e/late> <http://e/p> \"late\" .\n".into(),
+    );
+    let copy = lodestone(&["dump", "--data", &path("backup")]);
+    assert!(copy.status.success(), "{copy:?}");
+    let copied = String::from_utf8_lossy(&copy.stdout);
+    assert_eq!(copied.lines().count() as u64, served);
+    assert!(copied.contains("\"v499\"") && !copied.contains("late"));
+    // The server still runs and writes.
+    assert_eq!(
+        count(
+            &server,
+            "SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }"
+        ),
+        served + 1
+    );
+}

@@ -176,11 +176,15 @@ impl Store {
 
     /// Writes a consistent copy of the store to `target` (a RocksDB checkpoint: hard links
     /// where possible), usable as a store folder of its own.
+    ///
+    /// A store opened read-only (beside a server running on it) copies the state it opened.
     pub fn backup(&self, target: impl AsRef<Path>) -> Result<(), StoreError> {
         // Hold the writer lock so that no ingest is half done in the copy.
         let _writer = self.database.lock_writer();
         let db = self.database.db();
-        db.flush_wal(true)?;
+        if !self.options().read_only {
+            db.flush_wal(true)?;
+        }
         Checkpoint::new(db)?.create_checkpoint(target)?;
         Ok(())
     }

@@ -1,6 +1,6 @@
 //! `lodestone dump`: the data written out as N-Quads or another syntax.
 
-use super::{open_store, parse_format};
+use super::{open_store_to_read, parse_format};
 use crate::cli::DumpArgs;
 use anyhow::{bail, Context};
 use lodestone_store::load::RdfFormat;
@@ -11,7 +11,7 @@ use std::io::Write;
 
 /// `lodestone dump`.
 pub(super) fn dump(args: DumpArgs) -> anyhow::Result<()> {
-    let store = open_store(&args.data, false)?;
+    let store = open_store_to_read(&args.data)?;
     let format = match args.format.as_deref() {
         Some(f) => parse_format(f)?,
         None => RdfFormat::NQuads,

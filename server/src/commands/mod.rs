@@ -46,6 +46,20 @@ pub fn parse_format(name: &str) -> anyhow::Result<RdfFormat> {
     format.with_context(|| format!("unknown RDF format {name:?}"))
 }
 
+/// Opens the store of a command that only reads it, read-only: it works beside a server
+/// running on the same store, and sees the store as of its opening, consistent to one commit.
+fn open_store_to_read(data: &DataArgs) -> anyhow::Result<Store> {
+    // A read-only open holds every table file open (see `StoreOptions::read_only`).
+    crate::connections::raise_descriptor_limit();
+    let options = StoreOptions {
+        create_if_missing: false,
+        read_only: true,
+        ..StoreOptions::default()
+    };
+    Store::open(&data.data, options)
+        .with_context(|| format!("cannot open the store at {}", data.data.display()))
+}
+
 /// Opens the store of a command (creating it if `create`).
 fn open_store(data: &DataArgs, create: bool) -> anyhow::Result<Store> {
     let options = StoreOptions {

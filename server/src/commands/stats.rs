@@ -1,13 +1,13 @@
 //! `lodestone stats`: counts and disk use per index.
 
-use super::open_store;
+use super::open_store_to_read;
 use crate::cli::DataArgs;
 use indicatif::HumanBytes;
 use std::io::Write;
 
 /// `lodestone stats`.
 pub(super) fn stats(args: &DataArgs) -> anyhow::Result<()> {
-    let store = open_store(args, false)?;
+    let store = open_store_to_read(args)?;
     let reader = store.reader();
     let counts = reader.counts()?;
     // A closed pipe (`lodestone stats | head`) ends the output quietly: see `main`.

@@ -312,6 +312,11 @@ pub(crate) fn open_db(path: &Path, options: &StoreOptions) -> Result<DB, StoreEr
         .iter()
         .map(|&t| ColumnFamilyDescriptor::new(t.name(), table_options(t, options, &cache)));
     let db = if options.read_only {
+        // Every table file opened at once and kept open: a server running on the same store
+        // may compact it meanwhile, and a file it deletes stays readable through an open
+        // descriptor, so a read-only reader (`lodestone dump` beside `serve`) keeps the
+        // consistent view it opened.
+        db_options.set_max_open_files(-1);
         DB::open_cf_descriptors_read_only(&db_options, path, descriptors, false)?
     } else {
         DB::open_cf_descriptors(&db_options, path, descriptors)?
