@@ -1,16 +1,22 @@
 //! Text analysis: how literals and queries become terms.
 //!
 //! Every text field uses the folding analyzer (split on non-alphanumerics, lower-case, fold
+//! letters with combining marks to their base letters in every script (`marks`), fold
 //! accents to ASCII, drop configured stop words), so that search is case- and
-//! accent-insensitive. Literals tagged with a language that has a Snowball stemmer are also
+//! accent-insensitive, polytonic Greek `ἀθ` included. Literals tagged with a language that has a Snowball stemmer are also
 //! indexed, stemmed, in that language's own field; a query is stemmed for the languages the
 //! client asked for. The same analyzer produces the label words whose prefixes feed type-ahead,
 //! so that query and index always agree on what a word is.
 
+use crate::marks::MarkFolder;
 use tantivy::tokenizer::{
     AsciiFoldingFilter, Language, LowerCaser, RemoveLongFilter, SimpleTokenizer, Stemmer,
     StopWordFilter, TextAnalyzer, TokenizerManager,
 };
+
+/// Version of the analysis, part of the settings fingerprint: an index built by an older
+/// analysis (before mark folding, version 1) is rebuilt at open.
+pub(crate) const ANALYSIS_VERSION: u32 = 2;
 
 /// Name of the folding analyzer in tantivy's tokenizer manager.
 pub(crate) const FOLD: &str = "lodestone_fold";
@@ -49,6 +55,7 @@ pub(crate) fn folding_analyzer(stop_words: &[String]) -> TextAnalyzer {
     TextAnalyzer::builder(SimpleTokenizer::default())
         .filter(RemoveLongFilter::limit(LONGEST_WORD))
         .filter(LowerCaser)
+        .filter(MarkFolder)
         .filter(AsciiFoldingFilter)
         .filter(StopWordFilter::remove(stop_words.iter().cloned()))
         .build()
@@ -60,6 +67,7 @@ fn stemming_analyzer(language: Language, stop_words: &[String]) -> TextAnalyzer 
         .filter(LowerCaser)
         .filter(StopWordFilter::remove(stop_words.iter().cloned()))
         .filter(Stemmer::new(language))
+        .filter(MarkFolder)
         .filter(AsciiFoldingFilter)
         .build()
 }
@@ -126,6 +134,16 @@ mod tests {
     fn folding_ignores_case_and_accents() {
         let mut analyzer = folding_analyzer(&[]);
         assert_eq!(words(&mut analyzer, "Zürich, ÉCOLE"), ["zurich", "ecole"]);
+    }
+
+    #[test]
+    fn polytonic_greek_matches_its_base_letters() {
+        let mut analyzer = folding_analyzer(&[]);
+        assert_eq!(
+            words(&mut analyzer, "Ἀθῆναι"),
+            words(&mut analyzer, "αθηναι")
+        );
+        assert_eq!(words(&mut analyzer, "ἀθ"), words(&mut analyzer, "Αθ"));
     }
 
     #[test]

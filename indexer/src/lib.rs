@@ -15,6 +15,7 @@ mod error;
 mod follower;
 mod hits;
 mod index;
+mod marks;
 mod query;
 mod schema;
 mod search;

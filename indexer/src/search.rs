@@ -225,7 +225,8 @@ impl<'a> IndexSearcher<'a> {
     }
 
     /// Type-ahead: entities with a label word starting with each typed word, most referenced
-    /// first; a label equal to what was typed comes before the rest.
+    /// first, a label equal to what was typed boosted only as far as the entity is referenced
+    /// (docs/api.md, "Ranking").
     pub fn autocomplete(
         &self,
         reader: &Reader<'_>,
@@ -262,7 +263,7 @@ impl<'a> IndexSearcher<'a> {
         let query = self.with_filters(Box::new(BooleanQuery::new(clauses)), &request.classes, None);
         let top = self.searcher.search(
             &query,
-            &TopDocs::with_limit(request.limit.max(1)).tweak_score(self.rank_tweak()),
+            &TopDocs::with_limit(request.limit.max(1)).tweak_score(self.autocomplete_tweak()),
         )?;
         let vocabulary = Vocabulary::resolve(reader, self.settings)?;
         let mut hits = Vec::with_capacity(top.len());
@@ -391,6 +392,28 @@ impl<'a> IndexSearcher<'a> {
                 let rank = column.as_ref().and_then(|c| c.first(doc)).unwrap_or(0);
                 // The +1 lets pure filters (score 0) still order by rank.
                 (score + 1e-3) * (1.0 + weight * (rank as f32).ln_1p())
+            })
+        }
+    }
+
+    /// Type-ahead's score: `(1 + exact · min(1, ln(1 + rank) / ln(1 + 100))) × (1 +
+    /// rank_weight · ln(1 + rank))`, where `exact` is 1 for a label equal to the typed text
+    /// (the query's only scoring clause) and rank is the in-degree. An exact label doubles the
+    /// score of an entity referenced 100 times or more and adds little to one referenced once,
+    /// so that one-use fragments labelled `Athe…` do not outrank Athens (448 references).
+    fn autocomplete_tweak(
+        &self,
+    ) -> impl Fn(&SegmentReader) -> Box<dyn Fn(tantivy::DocId, f32) -> f32> + Send + Sync + 'static
+    {
+        const FULL_BOOST_RANK: f32 = 100.0;
+        let weight = self.settings.weights.rank_weight;
+        move |segment: &SegmentReader| {
+            let column = segment.fast_fields().u64("rank").ok();
+            Box::new(move |doc, exact| {
+                let rank = column.as_ref().and_then(|c| c.first(doc)).unwrap_or(0);
+                let damped = (rank as f32).ln_1p();
+                let boost = exact * (damped / FULL_BOOST_RANK.ln_1p()).min(1.0);
+                (1.0 + boost) * (1.0 + weight * damped)
             })
         }
     }

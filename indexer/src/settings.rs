@@ -115,7 +115,7 @@ impl IndexSettings {
     }
 
     /// A hash of the settings that shape documents (label and description properties, stop
-    /// words): an index built with other ones is rebuilt at open.
+    /// words) and of the analysis version: an index built with other ones is rebuilt at open.
     pub fn fingerprint(&self) -> u64 {
         use std::hash::{Hash, Hasher};
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
@@ -125,6 +125,7 @@ impl IndexSettings {
             &self.label_local_names,
             &self.description_local_names,
             &self.stop_words,
+            crate::analysis::ANALYSIS_VERSION,
         )
             .hash(&mut hasher);
         hasher.finish()

@@ -305,6 +305,19 @@ fn lookup_finds_every_reused_iri_and_ranks_what_a_person_means_first() {
     // Words: the mint, not a catalogue that mentions it; a prefix: the mint, not fragments.
     assert_eq!(first("athens"), "http://nomisma.org/id/athens");
     assert_eq!(first("athe"), "http://nomisma.org/id/athens");
+    // Type-ahead: Athens (448 references) above the one-use monogram fragments `Athe…`.
+    let typed = server.json("/api/autocomplete", &[("q", "athe"), ("limit", "5")]);
+    assert_eq!(uris(&typed)[0], "http://nomisma.org/id/athens", "{typed}");
+    // Polytonic Greek matches its base letters (`Αθήνα` in the text of Athens).
+    for greek in ["ἀθ", "Ἀθήνα", "αθηνα"] {
+        let typed = server.uris("/api/autocomplete", &[("q", greek), ("limit", "10")]);
+        assert!(
+            typed
+                .iter()
+                .any(|u| u.starts_with("http://nomisma.org/id/athens")),
+            "{greek}: {typed:?}"
+        );
+    }
 }
 
 #[test]
