@@ -11,12 +11,17 @@
 //! - one word: the IRIs whose local name starts with it (`preflabel`, `athe`);
 //! - words: the entities whose labels and text match, from the text index.
 //!
-//! Score (docs/api.md, "Lookup ranking"): `match weight × (1 + 0.1·ln(1 + uses))`, where uses
-//! counts the quads using the IRI in any position (DBpedia Lookup's `refCount` damping). The
-//! match weights are exact IRI 16, exact local name 8, IRI prefix 4, local-name prefix 3,
-//! label words `2 × text score / best text score`; a label equal to the text counts as an
-//! exact local name, but only for an IRI used more than once, so that one-use fragments
-//! labelled like the text do not outrank the thing everybody uses.
+//! Score (docs/api.md, "Lookup ranking"): `match weight × (1 + 0.2·ln(1 + weight of use))`,
+//! DBpedia Lookup's `1 + 0.1·ln(1 + refCount)` with twice its slope (at 0.1 a thing used
+//! hundreds of times barely outranks a page used once). The weight of use counts the quads
+//! that use the IRI other than to describe it (as object, predicate or graph name) plus the
+//! square root of those describing it (as subject), so that a well described entity counts
+//! but a long description does not outweigh references. The match weights are exact IRI 16,
+//! IRI prefix 4, local-name prefix 3, label words `2 × (0.5 + 0.5 × text score / best text
+//! score)`, and exact name (a local name or label equal to the text) `2 + 6 × g`, `g` the
+//! damped weight of use relative to that of 100 uses (at most 1): an exact name is worth up
+//! to 8 only as far as the IRI is used, so that unused pages and one-use fragments named
+//! like the text do not outrank the thing everybody uses.
 
 use super::index_error;
 use crate::error::ApiError;
@@ -31,6 +36,8 @@ use std::time::Duration;
 const SCAN: usize = 2_000;
 /// Text hits re-ranked by usage.
 const TEXT_POOL: usize = 100;
+/// The weight of use from which an exact name gets its full weight.
+const FULLY_USED: f64 = 100.0;
 
 /// How a candidate matched the text; the order is from best to weakest.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -48,11 +55,14 @@ pub(crate) enum MatchKind {
 }
 
 impl MatchKind {
-    /// The weight of the match in the score.
-    fn weight(self) -> f64 {
+    /// The weight of the match in the score, for an IRI of the given weight of use.
+    fn weight(self, used: f64) -> f64 {
         match self {
             Self::ExactIri => 16.0,
-            Self::ExactName => 8.0,
+            Self::ExactName => {
+                let referenced = (popularity(used) - 1.0) / (popularity(FULLY_USED) - 1.0);
+                2.0 + 6.0 * referenced.min(1.0)
+            }
             Self::IriPrefix => 4.0,
             Self::LocalNamePrefix => 3.0,
             Self::Label => 2.0,
@@ -71,11 +81,20 @@ impl MatchKind {
     }
 }
 
-/// DBpedia Lookup's popularity damping: `1 + 0.1·ln(1 + uses)`.
-pub(crate) fn popularity(uses: u64) -> f64 {
+/// Popularity damping: `1 + 0.2·ln(1 + weight of use)`.
+pub(crate) fn popularity(weight_of_use: f64) -> f64 {
+    1.0 + 0.2 * weight_of_use.max(0.0).ln_1p()
+}
+
+/// The weight of use of an IRI: its uses other than as subject, plus the square root of
+/// its uses as subject.
+pub(crate) fn weight_of_use(usage: &lodestone_store::TermUsage) -> f64 {
     #[allow(clippy::cast_precision_loss)] // a ranking weight: precision past 2^52 is moot
-    let uses = uses as f64;
-    1.0 + 0.1 * uses.ln_1p()
+    let (refs, described) = (
+        (usage.as_object + usage.as_predicate + usage.as_graph) as f64,
+        usage.as_subject as f64,
+    );
+    refs + described.sqrt()
 }
 
 /// One scored match of the text.
@@ -173,13 +192,14 @@ pub(crate) fn rank(
     langs: &[String],
     limit: usize,
 ) -> Result<Vec<Scored>, ApiError> {
-    let mut found: HashMap<TermId, (NamedNode, MatchKind, f64)> = HashMap::new();
+    // Every match of an IRI, with its factor; the best one counts once refs are known.
+    let mut found: HashMap<TermId, (NamedNode, Vec<(MatchKind, f64)>)> = HashMap::new();
     let mut note = |id: TermId, iri: NamedNode, kind: MatchKind, factor: f64| {
-        let entry = found.entry(id).or_insert((iri, kind, factor));
-        if kind.weight() * factor > entry.1.weight() * entry.2 {
-            entry.1 = kind;
-            entry.2 = factor;
-        }
+        found
+            .entry(id)
+            .or_insert((iri, Vec::new()))
+            .1
+            .push((kind, factor));
     };
     for start in &reading.iri_starts {
         for (id, iri) in reader
@@ -240,7 +260,7 @@ pub(crate) fn rank(
             let factor = if exact_label {
                 1.0
             } else {
-                f64::from(hit.score) / best
+                0.5 + 0.5 * f64::from(hit.score) / best
             };
             if let Ok(iri) = NamedNode::new(hit.iri.clone()) {
                 note(hit.id, iri, kind, factor);
@@ -255,11 +275,12 @@ pub(crate) fn rank(
         .zip(usages)
         .filter(|(_, usage)| !usage.is_unused())
         .filter_map(|(id, usage)| {
-            let (iri, mut kind, factor) = found.remove(&id)?;
-            // An exact label is worth an exact name only for an IRI used more than once.
-            if kind == MatchKind::ExactName && usage.total() < 2 && hits.contains_key(&id) {
-                kind = MatchKind::Label;
-            }
+            let (iri, matches) = found.remove(&id)?;
+            let used = weight_of_use(&usage);
+            let (kind, weight) = matches
+                .into_iter()
+                .map(|(kind, factor)| (kind, kind.weight(used) * factor))
+                .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)))?;
             let hit = hits.remove(&id);
             Some(Scored {
                 id,
@@ -267,7 +288,7 @@ pub(crate) fn rank(
                 matched: kind,
                 uses: usage.total(),
                 roles: (usage.as_subject, usage.as_object),
-                score: kind.weight() * factor * popularity(usage.total()),
+                score: weight * popularity(used),
                 label: hit
                     .as_ref()
                     .and_then(|h| h.label.as_ref().map(|l| l.text.clone())),
@@ -328,12 +349,20 @@ mod tests {
 
     #[test]
     fn popularity_is_damped() {
-        assert!((popularity(0) - 1.0).abs() < 1e-9);
-        assert!(popularity(448) > 1.6 && popularity(448) < 1.62);
-        assert!(
-            MatchKind::ExactName.weight() * popularity(1)
-                > MatchKind::Label.weight() * popularity(1_000_000)
-        );
+        assert!((popularity(0.0) - 1.0).abs() < 1e-9);
+        assert!(popularity(448.0) > 2.2 && popularity(448.0) < 2.3);
+        // An exact name is worth up to 8 as far as the IRI is used.
+        assert!((MatchKind::ExactName.weight(0.0) - 2.0).abs() < 1e-9);
+        assert!((MatchKind::ExactName.weight(100.0) - 8.0).abs() < 1e-9);
+        assert!((MatchKind::ExactName.weight(1e9) - 8.0).abs() < 1e-9);
+        assert!(MatchKind::ExactName.weight(1.0) < MatchKind::LocalNamePrefix.weight(1.0));
+        assert!(MatchKind::ExactIri.weight(0.0) > MatchKind::ExactName.weight(1e12));
+        let described = lodestone_store::TermUsage {
+            as_subject: 100,
+            as_object: 3,
+            ..lodestone_store::TermUsage::default()
+        };
+        assert!((weight_of_use(&described) - 13.0).abs() < 1e-9);
     }
 
     #[test]
