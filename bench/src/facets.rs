@@ -172,6 +172,7 @@ fn build(draw: Draw, kind: ViewKind) -> FacetQuery {
     FacetQuery {
         root: focus,
         timeout: None,
+        graph: None,
     }
 }
 
