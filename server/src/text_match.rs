@@ -8,12 +8,13 @@
 //! read. An entity committed but not yet indexed (the follower runs within a second of each
 //! commit) is missing from both alike.
 
+use crate::text_sparql::LODESTONE;
 use lodestone_facets::budget::Deadline;
 use lodestone_facets::{EngineError, TextMatcher, TextMatches};
 use lodestone_indexer::TextIndex;
 use lodestone_store::sparql::CustomFunction;
 use lodestone_store::{Reader, Store, TermId};
-use oxrdf::{Literal, NamedNode, Term, Variable};
+use oxrdf::{BlankNode, Literal, NamedNode, Term, Variable};
 use rustc_hash::FxHashSet;
 use spargebra::algebra::{Expression, Function, GraphPattern};
 use spargebra::term::{NamedNodePattern, TermPattern, TriplePattern};
@@ -104,6 +105,40 @@ impl TextMatcher for IndexTextMatcher {
                 patterns: vec![triple],
             }),
         }
+    }
+
+    /// `?entity lodestone:text [ lodestone:query "words"; lodestone:score ?score ]`: the
+    /// index's hits with the scores the entities view ranks by (see `crate::text_sparql`).
+    fn ranked_pattern(
+        &self,
+        entity: &Variable,
+        query: &str,
+        score: &Variable,
+    ) -> Option<GraphPattern> {
+        let node = TermPattern::BlankNode(BlankNode::new_unchecked("text"));
+        let name = |local: &str| {
+            NamedNodePattern::NamedNode(NamedNode::new_unchecked(format!("{LODESTONE}{local}")))
+        };
+        let triple = |subject, predicate, object| TriplePattern {
+            subject,
+            predicate,
+            object,
+        };
+        Some(GraphPattern::Bgp {
+            patterns: vec![
+                triple(
+                    TermPattern::Variable(entity.clone()),
+                    name("text"),
+                    node.clone(),
+                ),
+                triple(
+                    node.clone(),
+                    name("query"),
+                    TermPattern::Literal(Literal::from(query)),
+                ),
+                triple(node, name("score"), TermPattern::Variable(score.clone())),
+            ],
+        })
     }
 }
 

@@ -296,3 +296,41 @@ fn the_browser_sparql_page_runs_text_patterns_and_the_text_function() {
         assert!(body.contains("David_Bowie"), "{query}: {body}");
     }
 }
+
+#[test]
+fn the_sparql_of_a_ranked_list_gives_its_rows_in_its_order() {
+    let server = Server::with_file("real/music.nt.zst", ServerSettings::default());
+    for words in ["love", "bowie", "rock band"] {
+        for offset in [0, 20] {
+            let body = serde_json::json!({
+                "text": words,
+                "view": {"type": "entities", "limit": 20, "offset": offset}
+            });
+            let response = client()
+                .post(format!("{}/api/facets", server.base))
+                .json(&body)
+                .send()
+                .expect("facets");
+            assert_eq!(response.status(), 200, "{body}");
+            let answer: Value = response.json().expect("json");
+            let listed: Vec<String> = answer["rows"]
+                .as_array()
+                .expect("rows")
+                .iter()
+                .map(|r| r["value"]["value"].as_str().unwrap_or("").to_owned())
+                .collect();
+            assert!(!listed.is_empty(), "{words}: {answer}");
+            let sparql = answer["sparql"].as_str().expect("sparql");
+            let variable = sparql
+                .split_whitespace()
+                .find_map(|w| w.strip_prefix('?'))
+                .expect("a projected variable");
+            let shown: Vec<String> = server
+                .rows(sparql, &[variable])
+                .into_iter()
+                .map(|mut r| r.remove(0))
+                .collect();
+            assert_eq!(shown, listed, "{words} at {offset}: {sparql}");
+        }
+    }
+}

@@ -61,9 +61,30 @@ pub fn equivalent_query(
     let key_term = TermPattern::Variable(key.clone());
     let body = match view.kind {
         ViewKind::Entities => {
+            let score = Variable::new_unchecked("score");
+            let ranked = focus_text(&query.root)
+                .filter(|text| !crate::model::text_words(text).is_empty())
+                .and_then(|text| matcher.ranked_pattern(&focus, &text, &score));
+            let (inner, variables) = match ranked {
+                // Ranked as the list is: by the text score, equal scores by IRI.
+                Some(ranked) => (
+                    GraphPattern::OrderBy {
+                        inner: Box::new(join(pattern, ranked)),
+                        expression: vec![
+                            OrderExpression::Desc(Expression::Variable(score.clone())),
+                            OrderExpression::Asc(Expression::FunctionCall(
+                                Function::Str,
+                                vec![Expression::Variable(focus.clone())],
+                            )),
+                        ],
+                    },
+                    vec![focus, score],
+                ),
+                None => (pattern, vec![focus]),
+            };
             let projected = GraphPattern::Project {
-                inner: Box::new(pattern),
-                variables: vec![focus],
+                inner: Box::new(inner),
+                variables,
             };
             return Some(select(slice(
                 GraphPattern::Distinct {

@@ -50,6 +50,19 @@ pub trait TextMatcher: Send + Sync {
         query: &str,
         fresh: &mut dyn FnMut(&str) -> Variable,
     ) -> GraphPattern;
+
+    /// The SPARQL pattern binding `entity` to the entities `query` matches and `score` to the
+    /// score the entities view ranks them by, so that the SPARQL of a ranked list can be
+    /// ordered as the list is; `None` when there is no such pattern (the list's SPARQL is then
+    /// unordered).
+    fn ranked_pattern(
+        &self,
+        _entity: &Variable,
+        _query: &str,
+        _score: &Variable,
+    ) -> Option<GraphPattern> {
+        None
+    }
 }
 
 /// Matches by scanning every quad with a literal object (see the module documentation).

@@ -11,6 +11,7 @@ use crate::model::{View, ViewKind};
 use crate::scan::{self, End};
 use crate::{snippets, walks};
 use lodestone_store::{Reader, TermId};
+use oxrdf::Term;
 use rustc_hash::FxHashMap;
 
 /// The rows of a view before labels and decoding.
@@ -86,6 +87,21 @@ pub fn compute(
         }
     };
     let total = rows.len() as u64;
+    if view.kind == ViewKind::Entities && focus.scores.is_some() {
+        // Text-ranked entities come in IRI order: a stable sort by score keeps equal scores
+        // in IRI order, as the list's SPARQL (`ORDER BY DESC(?score) STR(?e)`) has them.
+        rows.sort_by(|a, b| b.1.total_cmp(&a.1));
+        let rows = rows
+            .into_iter()
+            .skip(view.offset)
+            .take(view.limit)
+            .collect();
+        return Ok(ViewRows {
+            rows,
+            total,
+            complete: complete && focus.complete,
+        });
+    }
     let order = |a: &(TermId, f64), b: &(TermId, f64)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
     // Only the page is put in order (the key order is total, so the page is the same as
     // after a full sort).
@@ -139,11 +155,11 @@ fn rows_of((counts, complete): walks::Counted) -> (Vec<(TermId, f64)>, bool) {
     (rows, complete)
 }
 
-/// Entities ranked by text score and in-degree (`score × (1 + 0.1·ln(1 + refs))`), or by
-/// in-degree alone without text. In-degrees come from one walk over the members' quads as
-/// objects ([`walks::in_degrees`]); past the deadline the entities not reached yet are
-/// still listed (the total stays right) but unranked, and the response says it is
-/// incomplete.
+/// Entities ranked by their text score (the index's, which already weighs in the in-degree,
+/// and which the list's SPARQL binds), in IRI order; or by in-degree alone without text.
+/// In-degrees come from one walk over the members' quads as objects
+/// ([`walks::in_degrees`]); past the deadline the entities not reached yet are still listed
+/// (the total stays right) but unranked, and the response says it is incomplete.
 fn rank_entities(
     reader: &Reader<'_>,
     focus: &FocusSet,
@@ -152,23 +168,27 @@ fn rank_entities(
     let mut members = focus.members.clone();
     members.sort_unstable();
     members.dedup();
+    if let Some(scores) = &focus.scores {
+        let mut named = Vec::with_capacity(members.len());
+        for x in members {
+            let name = match reader.term(x)? {
+                Term::NamedNode(iri) => iri.into_string(),
+                other => other.to_string(),
+            };
+            named.push((name, x));
+        }
+        named.sort_unstable();
+        let rows = named
+            .into_iter()
+            .map(|(_, x)| (x, f64::from(scores.get(&x).copied().unwrap_or(0.0))))
+            .collect();
+        return Ok((rows, true));
+    }
     let (refs, complete) =
         walks::in_degrees(reader, &members, walks::parts_for(members.len()), ticker)?;
     let rows = members
         .into_iter()
-        .map(|x| {
-            let refs = refs.get(&x).copied().unwrap_or(0) as f64;
-            (x, score(focus, x, refs))
-        })
+        .map(|x| (x, (1.0 + refs.get(&x).copied().unwrap_or(0) as f64).ln()))
         .collect();
     Ok((rows, complete))
-}
-
-/// The rank score of an entity with `refs` incoming links.
-fn score(focus: &FocusSet, x: TermId, refs: f64) -> f64 {
-    let rank = (1.0 + refs).ln();
-    match &focus.scores {
-        Some(scores) => f64::from(scores.get(&x).copied().unwrap_or(0.0)) * (1.0 + 0.1 * rank),
-        None => rank,
-    }
 }
