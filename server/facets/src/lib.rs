@@ -26,6 +26,7 @@ pub mod engine;
 pub mod error;
 pub mod executor;
 pub mod fct;
+mod fct_values;
 pub mod fct_xml;
 pub mod json;
 pub mod labels;
