@@ -24,7 +24,7 @@ use crate::state::AppState;
 use axum::extract::{RawQuery, State};
 use axum::http::{header, HeaderMap, HeaderValue};
 use axum::response::{IntoResponse, Response};
-use lodestone_indexer::{IndexSearcher, SearchHit, SearchRequest};
+use lodestone_indexer::{IndexSearcher, SearchHit, SearchPage, SearchRequest};
 use lodestone_web::ui::Prefixes;
 use serde_json::json;
 use std::sync::LazyLock;
@@ -66,27 +66,9 @@ async fn respond(
         if prefix {
             suggestions(&state, text, class, langs, limit).await
         } else {
-            run_blocking(&state, move |store, index| {
-                let reader = store.reader();
-                let searcher = index.searcher();
-                let classes = match &class {
-                    Some(c) => IndexSearcher::with_subclasses(&reader, c).map_err(index_error)?,
-                    None => Vec::new(),
-                };
-                let request = SearchRequest {
-                    query: searcher.parse(&text).map_err(index_error)?,
-                    classes,
-                    graph: None,
-                    langs,
-                    limit,
-                    offset: 0,
-                };
-                Ok(searcher
-                    .search(&reader, &request)
-                    .map_err(index_error)?
-                    .hits)
-            })
-            .await
+            keyword_page(&state, text, class, langs, limit)
+                .await
+                .map(|page| page.hits)
         }
     }
     .await;
@@ -114,6 +96,35 @@ async fn respond(
         },
         Err(error) => format.error(error),
     }
+}
+
+/// A keyword search of the text index, filtered by a class and its subclasses (both DBpedia
+/// Lookup APIs).
+pub(super) async fn keyword_page(
+    state: &AppState,
+    text: String,
+    class: Option<String>,
+    langs: Vec<String>,
+    limit: usize,
+) -> Result<SearchPage, ApiError> {
+    run_blocking(state, move |store, index| {
+        let reader = store.reader();
+        let searcher = index.searcher();
+        let classes = match &class {
+            Some(c) => IndexSearcher::with_subclasses(&reader, c).map_err(index_error)?,
+            None => Vec::new(),
+        };
+        let request = SearchRequest {
+            query: searcher.parse(&text).map_err(index_error)?,
+            classes,
+            graph: None,
+            langs,
+            limit,
+            offset: 0,
+        };
+        searcher.search(&reader, &request).map_err(index_error)
+    })
+    .await
 }
 
 /// The prefix table class names are expanded with.

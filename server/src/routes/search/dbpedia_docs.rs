@@ -9,15 +9,14 @@
 //! `{"value": …, "highlight": …}`, `XML` gives `<results><result>` with one element per
 //! value. `maxResults=0` answers one document `{"count": ["N"], "score": ["1.0"]}`.
 
-use super::dbpedia::{local_name, query_class};
+use super::dbpedia::{keyword_page, local_name, query_class};
 use super::format::escape_into;
 use super::params::{bad, languages, Params};
-use super::{index_error, run_blocking, MAX_LIMIT};
+use super::MAX_LIMIT;
 use crate::error::ApiError;
 use crate::state::AppState;
 use axum::http::{header, HeaderMap, HeaderValue};
 use axum::response::{IntoResponse, Response};
-use lodestone_indexer::{IndexSearcher, SearchRequest};
 use serde_json::{json, Map, Value};
 
 /// The answer formats of the new API.
@@ -61,51 +60,34 @@ async fn documents(
     };
     let max_results = params.number("maxResults", 100, 0, MAX_LIMIT)?;
     let langs = languages(params, headers)?;
-    run_blocking(state, move |store, index| {
-        let reader = store.reader();
-        let searcher = index.searcher();
-        let classes = match &class {
-            Some(c) => IndexSearcher::with_subclasses(&reader, c).map_err(index_error)?,
-            None => Vec::new(),
-        };
-        let request = SearchRequest {
-            query: searcher.parse(&text).map_err(index_error)?,
-            classes,
-            graph: None,
-            langs,
-            limit: max_results.max(1),
-            offset: 0,
-        };
-        let page = searcher.search(&reader, &request).map_err(index_error)?;
-        if max_results == 0 {
-            return Ok(vec![vec![
-                ("count", vec![page.total.to_string()]),
-                ("score", vec!["1.0".to_owned()]),
-            ]]);
-        }
-        Ok(page
-            .hits
-            .iter()
-            .map(|hit| {
-                let mut doc: Document = vec![("resource", vec![hit.iri.clone()])];
-                if let Some(label) = &hit.label {
-                    doc.push(("label", vec![label.text.clone()]));
-                }
-                if let Some(description) = &hit.description {
-                    doc.push(("comment", vec![description.text.clone()]));
-                }
-                if !hit.classes.is_empty() {
-                    doc.push(("type", hit.classes.clone()));
-                    let names = hit.classes.iter().map(|c| local_name(c).to_owned());
-                    doc.push(("typeName", names.collect()));
-                }
-                doc.push(("refCount", vec![hit.in_degree.to_string()]));
-                doc.push(("score", vec![hit.score.to_string()]));
-                doc
-            })
-            .collect())
-    })
-    .await
+    let page = keyword_page(state, text, class, langs, max_results.max(1)).await?;
+    if max_results == 0 {
+        return Ok(vec![vec![
+            ("count", vec![page.total.to_string()]),
+            ("score", vec!["1.0".to_owned()]),
+        ]]);
+    }
+    Ok(page
+        .hits
+        .iter()
+        .map(|hit| {
+            let mut doc: Document = vec![("resource", vec![hit.iri.clone()])];
+            if let Some(label) = &hit.label {
+                doc.push(("label", vec![label.text.clone()]));
+            }
+            if let Some(description) = &hit.description {
+                doc.push(("comment", vec![description.text.clone()]));
+            }
+            if !hit.classes.is_empty() {
+                doc.push(("type", hit.classes.clone()));
+                let names = hit.classes.iter().map(|c| local_name(c).to_owned());
+                doc.push(("typeName", names.collect()));
+            }
+            doc.push(("refCount", vec![hit.in_degree.to_string()]));
+            doc.push(("score", vec![hit.score.to_string()]));
+            doc
+        })
+        .collect())
 }
 
 fn write(docs: &[Document], format: DocsFormat) -> Response {
