@@ -1,5 +1,7 @@
 //! What the index treats as a label, a description, and how it ranks.
 
+use lodestone_vocab::labels::{DEFAULT_LABEL_PROPERTIES, LABEL_LOCAL_NAMES};
+
 /// Settings of the text index; [`IndexSettings::default`] suits most vocabularies.
 #[derive(Debug, Clone, PartialEq)]
 pub struct IndexSettings {
@@ -71,17 +73,8 @@ impl Default for IndexSettings {
     fn default() -> Self {
         let strings = |v: &[&str]| v.iter().map(|s| (*s).to_owned()).collect();
         Self {
-            label_predicates: strings(&[
-                "http://www.w3.org/2004/02/skos/core#prefLabel",
-                "http://www.w3.org/2000/01/rdf-schema#label",
-                "http://xmlns.com/foaf/0.1/name",
-                "http://schema.org/name",
-                "https://schema.org/name",
-                "http://purl.org/dc/terms/title",
-                "http://purl.org/dc/elements/1.1/title",
-                "http://www.w3.org/2004/02/skos/core#altLabel",
-                "http://dbpedia.org/property/name",
-            ]),
+            // The label rule shared by every surface (lodestone_vocab::labels).
+            label_predicates: strings(&DEFAULT_LABEL_PROPERTIES),
             description_predicates: strings(&[
                 "http://www.w3.org/2004/02/skos/core#definition",
                 "http://purl.org/dc/terms/description",
@@ -92,7 +85,7 @@ impl Default for IndexSettings {
                 "http://www.w3.org/2000/01/rdf-schema#comment",
                 "http://www.w3.org/2004/02/skos/core#scopeNote",
             ]),
-            label_local_names: strings(&["name", "label", "title", "prefLabel"]),
+            label_local_names: strings(&LABEL_LOCAL_NAMES),
             description_local_names: strings(&["description", "abstract", "comment", "definition"]),
             stop_words: Vec::new(),
             weights: RankingWeights::default(),

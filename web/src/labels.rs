@@ -8,16 +8,9 @@
 
 use oxrdf::Literal;
 
-/// Label properties used when none are configured, most preferred first.
-pub const DEFAULT_LABEL_PROPERTIES: [&str; 7] = [
-    "http://www.w3.org/2004/02/skos/core#prefLabel",
-    "http://www.w3.org/2000/01/rdf-schema#label",
-    "http://xmlns.com/foaf/0.1/name",
-    "http://schema.org/name",
-    "http://purl.org/dc/terms/title",
-    "http://purl.org/dc/elements/1.1/title",
-    "http://www.w3.org/2004/02/skos/core#altLabel",
-];
+/// Label properties used when none are configured, most preferred first: the label rule's
+/// defaults, shared with search, facets and lookup (`lodestone_vocab::labels`).
+pub use lodestone_vocab::labels::DEFAULT_LABEL_PROPERTIES;
 
 /// Which properties name a resource, in order of priority, and the default language.
 #[derive(Debug, Clone)]

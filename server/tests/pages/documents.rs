@@ -333,3 +333,23 @@ fn a_long_blank_node_chain_behind_a_small_entity_is_served_whole() {
     let expected = total - (pages - 1) * 2_000;
     assert_eq!(described_lines(&body).len(), expected);
 }
+
+/// Issue 25: one label rule. A property named `name` (or `label`, `title`, `prefLabel`) in any
+/// namespace labels a resource after the configured label properties, as in search: the
+/// bundled sample's `http://stardog.com/tutorial/name` gave pages titled by raw IRIs.
+#[test]
+fn a_property_named_name_in_any_namespace_labels_pages_and_links() {
+    let data = r#"
+@prefix ex: <http://example.org/resource/> .
+@prefix t: <http://stardog.com/tutorial/> .
+ex:bowie t:name "David Bowie" ; t:knows ex:iggy .
+ex:iggy t:name "Iggy Pop" ; <http://www.w3.org/2000/01/rdf-schema#label> "Iggy (rdfs)" .
+"#;
+    let server = TestServer::with_data(ServerSettings::default().with_base_iri(BASE), data);
+    let html = get(&server, "/page/bowie", "").text().expect("html");
+    assert!(html.contains("<h1>David Bowie</h1>"), "{html}");
+    // A configured property comes before the fallback.
+    assert!(html.contains("Iggy (rdfs)"), "{html}");
+    let iggy = get(&server, "/page/iggy", "").text().expect("html");
+    assert!(iggy.contains("<h1>Iggy (rdfs)</h1>"), "{iggy}");
+}

@@ -12,6 +12,7 @@
 use crate::error::ApiError;
 use crate::page_cache::{PageCache, TermFacts};
 use lodestone_store::{EncodedQuad, Reader, StoreError, TermId, TermKind};
+use lodestone_vocab::labels::{fallback_rank, LABEL_LOCAL_NAMES};
 use lodestone_web::{EntityData, Labels, UsageCounts};
 use oxrdf::{GraphName, NamedNode, Quad, Term, TermRef};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -22,6 +23,8 @@ use std::time::{Duration, Instant};
 /// Labels read per label property of one resource (enough for every language of a
 /// well-labelled concept).
 const LABELS_PER_PROPERTY: usize = 400;
+/// Most IRIs read per fallback label name (`name`, `label`, …) from the IRI index.
+const FALLBACK_SCAN: usize = 1_000;
 /// Graphs listed in the usage panel.
 const GRAPHS_LISTED: usize = 20;
 /// How often (in quads) a scan looks at the clock.
@@ -331,12 +334,32 @@ pub(super) fn label_property_ids(
     if let Some(ids) = cache.label_ids(sequence) {
         return Ok(ids);
     }
-    let ids: Vec<TermId> = label_properties
+    let mut ids: Vec<TermId> = label_properties
         .iter()
         .filter_map(|p| NamedNode::new(p.as_str()).ok())
         .map(|p| reader.term_id(p.as_ref().into()).map_err(store_error))
         .filter_map(Result::transpose)
         .collect::<Result<_, _>>()?;
+    // The label rule's fallback (lodestone_vocab::labels): after the configured properties,
+    // the predicates of the store named `name`, `label`, `title` or `prefLabel` in any
+    // namespace, each found by one bounded scan of the IRI index.
+    for (rank, local) in LABEL_LOCAL_NAMES.iter().enumerate() {
+        let named: Vec<TermId> = reader
+            .iris_with_local_name_starting(local, FALLBACK_SCAN)
+            .map_err(store_error)?
+            .into_iter()
+            .filter(|(id, iri)| fallback_rank(iri.as_str()) == Some(rank) && !ids.contains(id))
+            .map(|(id, _)| id)
+            .collect();
+        let usages = reader.usages(&named).map_err(store_error)?;
+        ids.extend(
+            named
+                .into_iter()
+                .zip(usages)
+                .filter(|(_, usage)| usage.as_predicate > 0)
+                .map(|(id, _)| id),
+        );
+    }
     let ids = Arc::new(ids);
     cache.set_label_ids(sequence, Arc::clone(&ids));
     Ok(ids)
