@@ -273,7 +273,7 @@ mod tests {
         ));
         let short = shortform(&long, &compact).expect("an IRI has one");
         assert_eq!(short.chars().count(), SHORTFORM_CHARS + 2);
-        assert_eq!(short, "http://example.org/a...to/some/resource/type");
+        assert_eq!(short, "http://example.org/a.../some/resource/type");
         assert_eq!(
             shortform(&Term::from(Literal::from(3)), &compact),
             None,
