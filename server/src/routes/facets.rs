@@ -28,7 +28,7 @@ use lodestone_facets::json::{parse_flat, parse_query};
 use lodestone_facets::model::{FacetQuery, DEFAULT_TIMEOUT};
 use lodestone_facets::response::FacetAnswer;
 use lodestone_facets::xml::answer_xml;
-use lodestone_web::ui::Prefixes;
+use lodestone_vocab::Prefixes;
 use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 

@@ -25,7 +25,7 @@ use axum::extract::{RawQuery, State};
 use axum::http::{header, HeaderMap, HeaderValue};
 use axum::response::{IntoResponse, Response};
 use lodestone_indexer::{IndexSearcher, SearchHit, SearchPage, SearchRequest};
-use lodestone_web::ui::Prefixes;
+use lodestone_vocab::Prefixes;
 use serde_json::json;
 use std::sync::LazyLock;
 
@@ -154,21 +154,16 @@ pub(super) fn query_class(
         return checked(value.to_owned()).map(Some);
     }
     if let Some((prefix, local)) = value.split_once(':') {
-        let namespace = PREFIXES
-            .entries()
-            .iter()
-            .find(|(p, _)| p == prefix)
-            .map(|(_, ns)| ns)
-            .ok_or_else(|| {
-                let known: Vec<&str> = PREFIXES.entries().iter().map(|(p, _)| p.as_str()).collect();
-                bad(
-                    name,
-                    &format!(
-                        "unknown prefix `{prefix}:`; known prefixes: {}",
-                        known.join(", ")
-                    ),
-                )
-            })?;
+        let namespace = PREFIXES.namespace(prefix).ok_or_else(|| {
+            let known: Vec<&str> = PREFIXES.entries().iter().map(|(p, _)| p.as_str()).collect();
+            bad(
+                name,
+                &format!(
+                    "unknown prefix `{prefix}:`; known prefixes: {}",
+                    known.join(", ")
+                ),
+            )
+        })?;
         return checked(format!("{namespace}{local}")).map(Some);
     }
     dbpedia_class(value)
@@ -178,11 +173,7 @@ pub(super) fn query_class(
 
 /// `place` → `http://dbpedia.org/ontology/Place` (the `dbo:` namespace of the prefix table).
 fn dbpedia_class(name: &str) -> Option<String> {
-    let ontology = PREFIXES
-        .entries()
-        .iter()
-        .find(|(p, _)| p == "dbo")
-        .map(|(_, ns)| ns.as_str())?;
+    let ontology = PREFIXES.namespace("dbo")?;
     let mut chars = name.trim().chars();
     let first = chars.next()?;
     let rest: String = chars.collect();
