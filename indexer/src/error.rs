@@ -20,6 +20,10 @@ pub enum IndexError {
     /// The index folder holds something this version cannot use.
     #[error("text index: {0}")]
     Corrupt(String),
+    /// The work was stopped because the process is stopping ([`crate::TextIndex::stop`]);
+    /// nothing of it was committed.
+    #[error("text index: stopped before the work was done")]
+    Stopped,
 }
 
 impl IndexError {

@@ -4,6 +4,7 @@
 //! when it moved, so a commit is searchable within one poll interval plus the indexing time.
 //! A failure is logged and retried after a growing pause; it never stops the thread.
 
+use crate::error::IndexError;
 use crate::index::TextIndex;
 use lodestone_store::Store;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -21,6 +22,7 @@ const RETRY_AT_MOST: Duration = Duration::from_secs(15);
 /// The running follower; dropping it stops the thread (after the batch in progress).
 pub struct Follower {
     stop: Arc<AtomicBool>,
+    index: Arc<TextIndex>,
     thread: Option<JoinHandle<()>>,
 }
 
@@ -33,6 +35,7 @@ impl Follower {
     ) -> Result<Self, std::io::Error> {
         let stop = Arc::new(AtomicBool::new(false));
         let flag = Arc::clone(&stop);
+        let following = Arc::clone(&index);
         let thread = std::thread::Builder::new()
             .name("lodestone-indexer".into())
             .spawn(move || {
@@ -45,6 +48,7 @@ impl Follower {
                                 tracing::debug!(sequence, "text index caught up");
                                 pause = RETRY_AFTER;
                             }
+                            Err(IndexError::Stopped) => break,
                             Err(error) => {
                                 tracing::error!(%error, retry_in_s = pause.as_secs(), "text index catch-up failed");
                                 sleep_unless_stopped(&flag, pause);
@@ -58,6 +62,7 @@ impl Follower {
             })?;
         Ok(Self {
             stop,
+            index: following,
             thread: Some(thread),
         })
     }
@@ -78,6 +83,8 @@ fn sleep_unless_stopped(stop: &AtomicBool, pause: Duration) {
 impl Drop for Follower {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Release);
+        // A rebuild of a large store takes minutes: it stops at its next document.
+        self.index.stop();
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
         }

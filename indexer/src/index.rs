@@ -16,7 +16,7 @@ use crate::settings::IndexSettings;
 use lodestone_store::{Reader, SequenceNumber, Store, TermId};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 use tantivy::schema::Term as IndexTerm;
@@ -67,6 +67,7 @@ pub struct TextIndex {
     applied: AtomicU64,
     progress: (Mutex<()>, Condvar),
     failure: Mutex<Option<IndexFailure>>,
+    stopping: AtomicBool,
 }
 
 impl TextIndex {
@@ -112,6 +113,7 @@ impl TextIndex {
             applied: AtomicU64::new(applied),
             progress: (Mutex::new(()), Condvar::new()),
             failure: Mutex::new(None),
+            stopping: AtomicBool::new(false),
         })
     }
 
@@ -238,6 +240,7 @@ impl TextIndex {
             // commit.
             let searcher = self.reader.searcher();
             for subject in subjects {
+                self.check_stopping()?;
                 let id = IndexTerm::from_field_u64(self.fields.id, subject.as_u64());
                 quads.clear();
                 for quad in reader.quads_for_pattern(Some(subject), None, None, None) {
@@ -281,6 +284,7 @@ impl TextIndex {
             let mut entities = 0;
             let mut read = 0;
             for group in reader.quads_by_subject() {
+                self.check_stopping()?;
                 let (subject, quads) = group?;
                 if let Some(doc) = builder.build(&reader, subject, &quads)? {
                     writer.add_document(doc)?;
@@ -303,6 +307,21 @@ impl TextIndex {
             sequence,
             elapsed: start.elapsed(),
         })
+    }
+
+    /// Stops the builds and catch-ups running now, and any later one, before they commit
+    /// (they end with [`IndexError::Stopped`]): a stopping process does not wait for a
+    /// rebuild of the whole store. The next process catches up from what was committed.
+    pub fn stop(&self) {
+        self.stopping.store(true, Ordering::Release);
+    }
+
+    fn check_stopping(&self) -> Result<(), IndexError> {
+        if self.stopping.load(Ordering::Relaxed) {
+            Err(IndexError::Stopped)
+        } else {
+            Ok(())
+        }
     }
 
     /// Entity documents in the committed index.

@@ -478,3 +478,37 @@ fn stats_dump_and_backup_work_while_the_server_runs() {
         served + 1
     );
 }
+
+/// Issue 22: SIGTERM while the text index is being built from scratch (minutes on a large
+/// store) stops the server within seconds; the next start builds the index.
+#[test]
+fn sigterm_while_the_text_index_builds_exits_within_seconds() {
+    let dir = tempfile::tempdir().expect("dir");
+    let path = |name: &str| dir.path().join(name).to_string_lossy().into_owned();
+    // 600,000 entities with text: a build of about 20 s on this machine.
+    let text: String = (0..600_000)
+        .map(|i| format!("<http://e/s{i}> <http://www.w3.org/2000/01/rdf-schema#label> \"entity number {i} with a few words of text\" .\n"))
+        .collect();
+    std::fs::write(path("in.nt"), text).expect("write");
+    let load = lodestone(&["load", "--data", &path("data"), &path("in.nt")]);
+    assert!(load.status.success(), "{load:?}");
+    let server = Server::start(&dir.path().join("data"), &[]);
+    std::thread::sleep(Duration::from_millis(500));
+    let building = client()
+        .get(server.url("/status"))
+        .send()
+        .and_then(|r| r.json::<serde_json::Value>())
+        .expect("status");
+    assert!(
+        building["text_index_lag_commits"].as_u64() != Some(0),
+        "the build already finished: make the input larger ({building})"
+    );
+    let signalled = Instant::now();
+    server.sigterm();
+    let bound = Duration::from_secs(5);
+    assert!(
+        server.wait_exit(bound),
+        "no exit within {bound:?} of SIGTERM"
+    );
+    eprintln!("exited {:?} after SIGTERM", signalled.elapsed());
+}
