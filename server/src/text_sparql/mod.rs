@@ -3,8 +3,9 @@
 //!
 //! Before a query is evaluated, [`rewrite`] finds these patterns in its BGPs
 //! ([`patterns`]), takes them out and puts in their place either
-//! - the index's hits as a `VALUES` table joined with the rest of the BGP (the optimizer then
-//!   starts from it, since a table of known size is smaller than any open triple pattern),
+//! - the index's hits as a `VALUES` table, with the rest of the BGP evaluated once per hit
+//!   (`LATERAL`: index first, the hit's terms bound); a literal pattern without a score
+//!   streams its literals instead, hit by hit, so that a `LIMIT` stops the reading early,
 //!   when the index counts at most `max_hits` matching documents (the setting
 //!   [`crate::settings::ServerSettings::max_text_hits`], 10,000 by default), or when the pattern
 //!   binds something only the index knows (score, literal, snippet) or nothing else binds

@@ -9,7 +9,7 @@ use lodestone_store::sparql::CustomFunction;
 use lodestone_store::Reader;
 use oxrdf::{Literal, NamedNode, Term, Variable};
 use spargebra::algebra::{Expression, Function, GraphPattern};
-use spargebra::term::{GroundTerm, TermPattern, TriplePattern};
+use spargebra::term::{GroundTerm, NamedNodePattern, TermPattern, TriplePattern};
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
@@ -71,6 +71,8 @@ impl<'i, 'r, 'db> Planner<'i, 'r, 'db> {
                 && bound_by_rest;
             if only_filters && searcher.count_text(&request).map_err(index_error)? > self.max_hits {
                 filters.push(self.filter(index, &pattern, request));
+            } else if pattern.level == Level::Literal && pattern.score.is_none() {
+                tables.push(self.literal_stream(index, &searcher, &pattern, request)?);
             } else {
                 tables.push(table(
                     &searcher,
@@ -88,13 +90,68 @@ impl<'i, 'r, 'db> Planner<'i, 'r, 'db> {
                 inner: Box::new(out),
             };
         }
+        // Index first: the rest is evaluated once per hit, with the hit's terms bound.
         for table in tables {
-            out = GraphPattern::Join {
+            out = GraphPattern::Lateral {
                 left: Box::new(table),
                 right: Box::new(out),
             };
         }
         Ok(out)
+    }
+
+    /// `SELECT DISTINCT ?literal { VALUES ?s { hits } ?s ?p ?literal FILTER(contains) }`: the
+    /// literals of the hit entities that contain the words, found hit by hit as the
+    /// evaluation asks for them (a `LIMIT` stops it early), each once.
+    fn literal_stream(
+        &mut self,
+        index: &Arc<TextIndex>,
+        searcher: &IndexSearcher<'_>,
+        pattern: &TextPattern,
+        request: TextRequest,
+    ) -> Result<GraphPattern, ApiError> {
+        let hits = searcher
+            .text_hits(
+                self.reader,
+                &request,
+                (self.max_hits, self.max_hits),
+                HitDetail::default(),
+            )
+            .map_err(index_error)?;
+        let n = self.functions.len();
+        let entity = Variable::new_unchecked(format!("lodestone_text_entity{n}"));
+        let property = Variable::new_unchecked(format!("lodestone_text_property{n}"));
+        let hits = GraphPattern::Values {
+            variables: vec![entity.clone()],
+            bindings: hits.into_iter().map(|h| vec![ground(h.term)]).collect(),
+        };
+        let literals = GraphPattern::Bgp {
+            patterns: vec![TriplePattern {
+                subject: TermPattern::Variable(entity),
+                predicate: NamedNodePattern::Variable(property),
+                object: match &pattern.subject {
+                    TermPattern::BlankNode(b) => TermPattern::Variable(blank_variable(b)),
+                    other => other.clone(),
+                },
+            }],
+        };
+        let test = self.filter(index, pattern, request);
+        let variables = match &pattern.subject {
+            TermPattern::Variable(v) => vec![v.clone()],
+            _ => Vec::new(),
+        };
+        Ok(GraphPattern::Distinct {
+            inner: Box::new(GraphPattern::Project {
+                inner: Box::new(GraphPattern::Filter {
+                    expr: test,
+                    inner: Box::new(GraphPattern::Lateral {
+                        left: Box::new(hits),
+                        right: Box::new(literals),
+                    }),
+                }),
+                variables,
+            }),
+        })
     }
 
     fn request(
@@ -156,18 +213,24 @@ impl<'i, 'r, 'db> Planner<'i, 'r, 'db> {
             TermPattern::Variable(v) => Expression::Variable(v.clone()),
             TermPattern::NamedNode(n) => Expression::NamedNode(n.clone()),
             TermPattern::Literal(l) => Expression::Literal(l.clone()),
-            // Not reached: only variables bound by the rest are filtered.
-            TermPattern::BlankNode(_) => Expression::Literal(Literal::from(false)),
+            // A blank node of the query is a variable of its group, unnamed: filter on a
+            // variable named after it.
+            TermPattern::BlankNode(b) => Expression::Variable(blank_variable(b)),
         };
         Expression::FunctionCall(Function::Custom(name), vec![subject])
     }
+}
+
+/// The variable standing for a blank node of the query where a filter must name it.
+fn blank_variable(node: &oxrdf::BlankNode) -> Variable {
+    Variable::new_unchecked(format!("lodestone_text_blank_{}", node.as_str()))
 }
 
 fn mentions(triple: &TriplePattern, variable: &Variable) -> bool {
     let is = |t: &TermPattern| matches!(t, TermPattern::Variable(v) if v == variable);
     is(&triple.subject)
         || is(&triple.object)
-        || matches!(&triple.predicate, spargebra::term::NamedNodePattern::Variable(v) if v == variable)
+        || matches!(&triple.predicate, NamedNodePattern::Variable(v) if v == variable)
 }
 
 /// A column of the table: a variable to bind, a constant rows must equal, or nothing.
