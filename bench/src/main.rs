@@ -19,7 +19,9 @@
 //! - `concurrency`: 32 readers and a writer replacing a 10,000-quad graph every second;
 //! - `load-http`: wrk on a list of requests against the sample dataset, memory before/after;
 //! - `facets`: facet engine latency per view and depth from random classes and words;
-//! - `ui`: server time per browsing page type (home, search, lookup, entity, SPARQL, status).
+//! - `ui`: server time per browsing page type (home, search, lookup, entity, SPARQL, status);
+//! - `text-sparql`: text patterns inside SPARQL (`bif:contains`) against the brute-force
+//!   `FILTER(CONTAINS(…))`, and their agreement with `/api/search`.
 
 mod bsbm;
 mod concurrency;
@@ -35,6 +37,7 @@ mod replace_http;
 mod rng;
 mod search;
 mod tantivy_floor;
+mod text_sparql;
 mod trickle;
 mod ui;
 
@@ -90,6 +93,8 @@ enum Command {
     ReplaceHttp(replace_http::ReplaceHttpArgs),
     /// Build the text index of a dump and time searches and type-ahead drawn from its labels.
     Search(search::SearchArgs),
+    /// Time text patterns inside SPARQL against brute force; check them against the search.
+    TextSparql(text_sparql::TextSparqlArgs),
     /// HTML entity pages per second and their latency under wrk, for typical entities and for
     /// the most-linked one (the real server, in-process on 127.0.0.1:0).
     Pages(pages::PagesArgs),
@@ -149,6 +154,7 @@ fn main() -> anyhow::Result<()> {
         } => bsbm::run(&data, &queries, warmup),
         Command::ReplaceHttp(args) => replace_http::run(&args),
         Command::Search(args) => search::run(&args),
+        Command::TextSparql(args) => text_sparql::run(&args),
         Command::Pages(args) => pages::run(&args),
         Command::Ui(args) => ui::run(&args),
         Command::Crash(args) => crash::run(&args),

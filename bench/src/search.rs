@@ -129,7 +129,7 @@ pub(crate) fn run(args: &SearchArgs) -> anyhow::Result<()> {
 }
 
 /// Words of a label with letters only (what a person would type).
-fn label_words(label: &str) -> Vec<String> {
+pub(crate) fn label_words(label: &str) -> Vec<String> {
     let words: Vec<String> = label
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| w.chars().count() >= 3)
@@ -163,7 +163,7 @@ fn sample_labels(store: &Store, n: usize) -> anyhow::Result<Vec<String>> {
     Ok(out)
 }
 
-fn report(name: &str, times: &mut [Duration]) {
+pub(crate) fn report(name: &str, times: &mut [Duration]) {
     times.sort_unstable();
     let at = |q: f64| {
         // `as` saturates, and `get` checks the index.
