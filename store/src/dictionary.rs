@@ -8,6 +8,7 @@ use crate::encoding::{decode_term_bytes, TermId};
 use crate::error::{CorruptionError, StoreError};
 use crate::kv::Table;
 use oxrdf::Term;
+use rocksdb::{WriteBatch, DB};
 use xxhash_rust::xxh3::xxh3_128;
 
 /// Terms up to this many bytes are their own `term2id` key.
@@ -78,4 +79,38 @@ pub(crate) fn decode_term(id: TermId, bytes: &[u8]) -> Result<Term, StoreError> 
     decode_term_bytes(bytes).ok_or_else(|| {
         CorruptionError::msg(format!("undecodable dictionary entry for {id:?}")).into()
     })
+}
+
+/// Fills `table` with the keys `keys_of` gives for every dictionary entry (term bytes, id),
+/// with empty values: how a store of an older format gains a table derived from its
+/// dictionary (`hash_iris`, `iri_index`). Writes in batches of 100,000 keys.
+pub(crate) fn fill_from_dictionary(
+    db: &DB,
+    table: Table,
+    keys_of: impl Fn(&[u8], TermId) -> Vec<Vec<u8>>,
+) -> Result<(), StoreError> {
+    let (Some(dictionary), Some(target)) = (
+        db.cf_handle(Table::IdToTerm.name()),
+        db.cf_handle(table.name()),
+    ) else {
+        return Err(CorruptionError::msg("missing dictionary tables").into());
+    };
+    let mut iter = db.raw_iterator_cf(dictionary);
+    iter.seek_to_first();
+    let mut batch = WriteBatch::default();
+    while let (true, Some(id), Some(bytes)) = (iter.valid(), iter.key(), iter.value()) {
+        let id = <[u8; 8]>::try_from(id)
+            .map(TermId::from_be_bytes)
+            .map_err(|_| CorruptionError::msg("id2term key of the wrong length"))?;
+        for key in keys_of(bytes, id) {
+            batch.put_cf(target, key, []);
+        }
+        if batch.len() >= 100_000 {
+            db.write(std::mem::take(&mut batch))?;
+        }
+        iter.next();
+    }
+    iter.status()?;
+    db.write(batch)?;
+    Ok(())
 }

@@ -9,7 +9,7 @@
 use crate::encoding::TermId;
 use crate::error::StoreError;
 use crate::kv::Table;
-use rocksdb::{WriteBatch, DB};
+use rocksdb::DB;
 use xxhash_rust::xxh3::xxh3_64;
 
 /// Length of a key's document hash: the prefix of a scan.
@@ -42,30 +42,9 @@ pub(crate) fn key_of(term_bytes: &[u8], id: TermId) -> Option<[u8; PREFIX_LEN + 
 
 /// Fills the table from the dictionary (upgrading a store of format 1).
 pub(crate) fn fill_from_dictionary(db: &DB) -> Result<(), StoreError> {
-    let (Some(dictionary), Some(table)) = (
-        db.cf_handle(Table::IdToTerm.name()),
-        db.cf_handle(Table::HashIris.name()),
-    ) else {
-        return Err(crate::error::CorruptionError::msg("missing dictionary tables").into());
-    };
-    let mut iter = db.raw_iterator_cf(dictionary);
-    iter.seek_to_first();
-    let mut batch = WriteBatch::default();
-    while let (true, Some(id), Some(bytes)) = (iter.valid(), iter.key(), iter.value()) {
-        let id = <[u8; 8]>::try_from(id)
-            .map(TermId::from_be_bytes)
-            .map_err(|_| crate::error::CorruptionError::msg("id2term key of the wrong length"))?;
-        if let Some(key) = key_of(bytes, id) {
-            batch.put_cf(table, key, []);
-            if batch.len() >= 100_000 {
-                db.write(std::mem::take(&mut batch))?;
-            }
-        }
-        iter.next();
-    }
-    iter.status()?;
-    db.write(batch)?;
-    Ok(())
+    crate::dictionary::fill_from_dictionary(db, Table::HashIris, |bytes, id| {
+        key_of(bytes, id).into_iter().map(|k| k.to_vec()).collect()
+    })
 }
 
 #[cfg(test)]

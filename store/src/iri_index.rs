@@ -17,7 +17,7 @@
 use crate::encoding::TermId;
 use crate::error::{CorruptionError, StoreError};
 use crate::kv::Table;
-use rocksdb::{WriteBatch, DB};
+use rocksdb::DB;
 
 /// Tag of the keys by full IRI.
 pub(crate) const BY_IRI: u8 = b'I';
@@ -82,30 +82,7 @@ pub(crate) fn id_of_key(key: &[u8]) -> Result<TermId, StoreError> {
 
 /// Fills the table from the dictionary (upgrading a store of format 3 or older).
 pub(crate) fn fill_from_dictionary(db: &DB) -> Result<(), StoreError> {
-    let (Some(dictionary), Some(table)) = (
-        db.cf_handle(Table::IdToTerm.name()),
-        db.cf_handle(Table::IriIndex.name()),
-    ) else {
-        return Err(CorruptionError::msg("missing dictionary tables").into());
-    };
-    let mut iter = db.raw_iterator_cf(dictionary);
-    iter.seek_to_first();
-    let mut batch = WriteBatch::default();
-    while let (true, Some(id), Some(bytes)) = (iter.valid(), iter.key(), iter.value()) {
-        let id = <[u8; 8]>::try_from(id)
-            .map(TermId::from_be_bytes)
-            .map_err(|_| CorruptionError::msg("id2term key of the wrong length"))?;
-        for key in keys_of(bytes, id) {
-            batch.put_cf(table, key, []);
-        }
-        if batch.len() >= 100_000 {
-            db.write(std::mem::take(&mut batch))?;
-        }
-        iter.next();
-    }
-    iter.status()?;
-    db.write(batch)?;
-    Ok(())
+    crate::dictionary::fill_from_dictionary(db, Table::IriIndex, keys_of)
 }
 
 #[cfg(test)]
