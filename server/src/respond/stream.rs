@@ -89,6 +89,9 @@ pub struct ChunkSink {
     token: CancellationToken,
     failure: Option<ApiError>,
     client_gone: bool,
+    /// Set once every byte of a streamed answer is in the channel: without it, the channel's
+    /// end is an abort (see [`ChannelBody`]).
+    complete: Arc<AtomicBool>,
     state: AppState,
 }
 
@@ -153,8 +156,11 @@ impl ChunkSink {
         if outcome.truncated {
             let mut trailers = HeaderMap::new();
             trailers.insert(TRUNCATED_HEADER, HeaderValue::from_static("true"));
-            let _ = self.send(Message::Trailers(trailers));
+            if self.send(Message::Trailers(trailers)).is_err() {
+                return;
+            }
         }
+        self.complete.store(true, Ordering::Release);
     }
 
     fn fail(mut self, error: ApiError) {
@@ -210,10 +216,14 @@ impl Releaser {
     }
 }
 
-/// The HTTP body side of the channel; fails once the deadline has passed.
+/// The HTTP body side of the channel; fails once the deadline has passed, and when the
+/// channel ends before the work said the answer was complete: an abort that could not be sent
+/// (the budget was spent while sending) or a task that died must never end the body cleanly,
+/// which a client would take for the whole answer.
 struct ChannelBody {
     rx: mpsc::Receiver<Message>,
     deadline: Pin<Box<tokio::time::Sleep>>,
+    complete: Arc<AtomicBool>,
 }
 
 impl http_body::Body for ChannelBody {
@@ -225,11 +235,13 @@ impl http_body::Body for ChannelBody {
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, io::Error>>> {
         if let Poll::Ready(message) = self.rx.poll_recv(cx) {
-            return Poll::Ready(message.map(|message| match message {
-                Message::Data(data) => Ok(Frame::data(data)),
-                Message::Trailers(trailers) => Ok(Frame::trailers(trailers)),
-                Message::Abort(error) => Err(error),
-            }));
+            return Poll::Ready(match message {
+                Some(Message::Data(data)) => Some(Ok(Frame::data(data))),
+                Some(Message::Trailers(trailers)) => Some(Ok(Frame::trailers(trailers))),
+                Some(Message::Abort(error)) => Some(Err(error)),
+                None if self.complete.load(Ordering::Acquire) => None,
+                None => Some(Err(io::Error::other("the answer was cut before its end"))),
+            });
         }
         match self.deadline.as_mut().poll(cx) {
             Poll::Ready(()) => Poll::Ready(Some(Err(io::Error::new(
@@ -306,6 +318,7 @@ where
     let mut client_left = CancelOnDrop(Some(token.clone()));
     let (head_tx, head_rx) = oneshot::channel();
     let (tx, rx) = mpsc::channel(CHANNEL_CHUNKS);
+    let complete = Arc::new(AtomicBool::new(false));
     let start = tokio::time::Instant::now();
     let mut sink = ChunkSink {
         buffer: Vec::with_capacity(CHUNK_BYTES),
@@ -320,6 +333,7 @@ where
         token: token.clone(),
         failure: None,
         client_gone: false,
+        complete: Arc::clone(&complete),
         state: state.clone(),
     };
     state.spawn_read(move || {
@@ -377,7 +391,12 @@ where
         }
         Head::Streaming => {
             let deadline = Box::pin(tokio::time::sleep_until(start + budget));
-            let mut response = Body::new(ChannelBody { rx, deadline }).into_response();
+            let mut response = Body::new(ChannelBody {
+                rx,
+                deadline,
+                complete,
+            })
+            .into_response();
             response.headers_mut().insert(
                 header::TRAILER,
                 HeaderValue::from_static("x-lodestone-truncated"),
