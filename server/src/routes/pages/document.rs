@@ -10,7 +10,7 @@
 //! statements; the page is a `hydra:PartialCollectionView` with `hydra:first`, `hydra:last`,
 //! `hydra:previous` and `hydra:next`, the same links as in `Link`.
 
-use super::describe::{store_error, walk, Deadline, DescribedPage};
+use super::describe::{describe, store_error, walk, Deadline, DescribedPage, Gather};
 use crate::error::ApiError;
 use crate::extract::representation::{Representation, REPRESENTATIONS};
 use crate::page_cache::PageCache;
@@ -104,6 +104,41 @@ impl DocumentRequest {
             self.page_number()
         ))
     }
+}
+
+/// Reads the page of `iri`'s document (the statements of `resources`) that the request asks
+/// for: the whole document when complete, else its page, with the total when RDF is paged
+/// (and the incoming counts with `incoming_counts`). A page past the end is not found.
+pub(super) fn read_page(
+    reader: &Reader<'_>,
+    resources: &[TermId],
+    iri: &NamedNode,
+    request: &DocumentRequest,
+    incoming_counts: bool,
+    deadline: Deadline,
+) -> Result<DescribedPage, ApiError> {
+    // A complete document is one page as long as anything can be.
+    let page_size = if request.is_complete() {
+        usize::MAX
+    } else {
+        request.page_size
+    };
+    let gather = Gather {
+        incoming_counts,
+        total: request.page.is_some() && request.representation != Representation::Html,
+    };
+    let described = describe(
+        reader,
+        resources,
+        request.page_number(),
+        page_size,
+        gather,
+        deadline,
+    )?;
+    if request.page_number() > 1 && described.is_empty() {
+        return Err(request.past_the_end(iri));
+    }
+    Ok(described)
 }
 
 /// The RDF serialization of a described page; a page of a paged request (`page=` given)

@@ -9,8 +9,10 @@
 //! resource asked for, and links to the resource's own page. `/describe?uri=` answers for the
 //! one IRI asked about.
 
-use super::describe::{describe, label_property_ids, labels_of, store_error, Deadline, Gather};
-use super::document::{headers_for, serialize, Answer, Context, DocumentRequest, Headers};
+use super::describe::{label_property_ids, labels_of, store_error, Deadline};
+use super::document::{
+    headers_for, read_page, serialize, Answer, Context, DocumentRequest, Headers,
+};
 use crate::error::ApiError;
 use crate::extract::representation::Representation;
 use lodestone_store::{Reader, TermId};
@@ -161,26 +163,14 @@ pub(super) fn answer(
             Ok((Answer::Body(html.into_bytes(), false), headers))
         }
         Representation::Rdf(format) => {
-            let page_size = if request.is_complete() {
-                usize::MAX
-            } else {
-                context.settings.page_size
-            };
-            let gather = Gather {
-                incoming_counts: false,
-                total: request.page.is_some(),
-            };
-            let described = describe(
+            let described = read_page(
                 reader,
                 &document.resource_ids(),
-                request.page_number(),
-                page_size,
-                gather,
+                &document.iri,
+                request,
+                false,
                 deadline,
             )?;
-            if request.page_number() > 1 && described.is_empty() {
-                return Err(request.past_the_end(&document.iri));
-            }
             let body = serialize(&described, request, &document.iri, format)?;
             Ok((Answer::Body(body, described.has_next), headers))
         }

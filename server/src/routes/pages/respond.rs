@@ -6,8 +6,10 @@
 //! [`super::document::stream`]). Page requests do not take a query slot: they are short,
 //! bounded by the same budget, and must not be refused while a few long SPARQL queries run.
 
-use super::describe::{describe, page_data, store_error, Deadline, Gather};
-use super::document::{headers_for, serialize, stream, Answer, Context, DocumentRequest, Headers};
+use super::describe::{page_data, store_error, Deadline};
+use super::document::{
+    headers_for, read_page, serialize, stream, Answer, Context, DocumentRequest, Headers,
+};
 use super::hash_document::{self, HashDocument};
 use crate::error::ApiError;
 use crate::extract::representation::Representation;
@@ -46,9 +48,7 @@ fn find_entity(
             }
         }
     }
-    Err(ApiError::EntityNotFound(
-        candidates.first().cloned().unwrap_or_default(),
-    ))
+    Err(nothing_found(candidates))
 }
 
 /// What a request's IRIs name in the store.
@@ -83,6 +83,42 @@ enum Target {
     Entity { iri: NamedNode, with_hashes: bool },
     /// The hash IRIs of a document the store does not describe.
     HashIris,
+}
+
+/// What a found target is answered from, read again from the view that answers it.
+enum Resolved {
+    /// The entity alone.
+    Entity(NamedNode, TermId),
+    /// A hash document (the entity's, with its hash IRIs, or one the store does not use).
+    Document(HashDocument),
+}
+
+/// Resolves a target in `reader`'s view: the entity may have gone since it was found (a
+/// commit in between).
+fn resolve(
+    reader: &Reader<'_>,
+    target: Target,
+    candidates: &[String],
+) -> Result<Resolved, ApiError> {
+    match target {
+        Target::Entity { iri, with_hashes } => {
+            let (_, id, _) = find_entity(reader, &[iri.as_str().to_owned()])?;
+            let document = if with_hashes {
+                HashDocument::of(reader, iri.clone(), Some(id))?
+            } else {
+                None
+            };
+            Ok(document.map_or(Resolved::Entity(iri, id), Resolved::Document))
+        }
+        Target::HashIris => hash_document::find(reader, candidates)?
+            .map(Resolved::Document)
+            .ok_or_else(|| nothing_found(candidates)),
+    }
+}
+
+/// The error of candidates that name nothing in the store.
+fn nothing_found(candidates: &[String]) -> ApiError {
+    ApiError::EntityNotFound(candidates.first().cloned().unwrap_or_default())
 }
 
 /// Answers a document request.
@@ -135,27 +171,11 @@ pub(super) async fn document(
         let _slot = slot;
         let reader = store.reader();
         let deadline = Deadline::after(budget);
-        let document = match target {
-            Target::Entity { iri, with_hashes } => {
-                // The entity may have gone since it was found (a commit in between).
-                let (_, id, _) = find_entity(&reader, &[iri.as_str().to_owned()])?;
-                let document = if with_hashes {
-                    HashDocument::of(&reader, iri.clone(), Some(id))?
-                } else {
-                    None
-                };
-                match document {
-                    Some(document) => document,
-                    None => return answer(&reader, (iri, id), &request, &context, deadline),
-                }
+        let document = match resolve(&reader, target, &request.candidates)? {
+            Resolved::Entity(iri, id) => {
+                return answer(&reader, (iri, id), &request, &context, deadline)
             }
-            Target::HashIris => {
-                hash_document::find(&reader, &request.candidates)?.ok_or_else(|| {
-                    ApiError::EntityNotFound(
-                        request.candidates.first().cloned().unwrap_or_default(),
-                    )
-                })?
-            }
+            Resolved::Document(document) => document,
         };
         hash_document::answer(&reader, document, &request, &context, deadline)
     });
@@ -181,24 +201,9 @@ async fn stream_whole(
     // own, at most a few commits later (a client revalidating then fetches once more).
     let (resources, headers, fresh) = {
         let reader = state.store().reader();
-        let (iri, resources) = match target {
-            Target::Entity { iri, with_hashes } => {
-                let (_, id, _) = find_entity(&reader, &[iri.as_str().to_owned()])?;
-                let document = if with_hashes {
-                    HashDocument::of(&reader, iri.clone(), Some(id))?
-                } else {
-                    None
-                };
-                let resources = document.map_or_else(|| vec![id], |d| d.resource_ids());
-                (iri, resources)
-            }
-            Target::HashIris => {
-                let document =
-                    hash_document::find(&reader, &request.candidates)?.ok_or_else(|| {
-                        ApiError::EntityNotFound(
-                            request.candidates.first().cloned().unwrap_or_default(),
-                        )
-                    })?;
+        let (iri, resources) = match resolve(&reader, target, &request.candidates)? {
+            Resolved::Entity(iri, id) => (iri, vec![id]),
+            Resolved::Document(document) => {
                 let resources = document.resource_ids();
                 (document.iri, resources)
             }
@@ -251,27 +256,7 @@ fn answer(
     // A hub's incoming counts take a scan of every link: once per commit is enough.
     let cached_counts = cache.incoming_counts(sequence, id).filter(|_| html);
     let count_incoming = html && cached_counts.is_none();
-    // A complete document is one page as long as anything can be.
-    let page_size = if request.is_complete() {
-        usize::MAX
-    } else {
-        settings.page_size
-    };
-    let gather = Gather {
-        incoming_counts: count_incoming,
-        total: request.page.is_some() && !html,
-    };
-    let mut described = describe(
-        reader,
-        &[id],
-        request.page_number(),
-        page_size,
-        gather,
-        deadline,
-    )?;
-    if request.page_number() > 1 && described.is_empty() {
-        return Err(request.past_the_end(&iri));
-    }
+    let mut described = read_page(reader, &[id], &iri, request, count_incoming, deadline)?;
     if let Some(counts) = cached_counts {
         described.incoming_counts = counts.to_vec();
     } else if count_incoming {
