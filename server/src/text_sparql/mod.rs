@@ -2,7 +2,7 @@
 //! (Virtuoso), `?s text:query …` (Jena) and `?e lodestone:text [ … ]` (Lodestone's own form).
 //!
 //! Before a query is evaluated, [`rewrite`] finds these patterns in its BGPs
-//! ([`patterns`]), takes them out and puts in their place either
+//! (`patterns.rs`), takes them out and puts in their place either
 //! - the index's hits as a `VALUES` table, with the rest of the BGP evaluated once per hit
 //!   (`LATERAL`: index first, the hit's terms bound); a literal pattern without a score
 //!   streams its literals instead, hit by hit, so that a `LIMIT` stops the reading early,
