@@ -3,7 +3,8 @@
 # choice; ten each of: a literal's closing quote removed, a space in an IRI, the final dot
 # removed, a language tag with a 9-letter subtag, a raw BEL in an IRI), loads it with
 # `lodestone load --lenient`, and checks that exactly the broken lines and the dump's own bad
-# lines were skipped and that the store equals a strict load of the clean file minus them.
+# lines were skipped and that the store equals a strict load of the clean file minus them;
+# then the same for Turtle, 50 statements broken (see below).
 #
 #   bench/lenient.sh [FILE]      (default: ../shared/data/real/nomisma.nt.zst)
 set -euo pipefail
@@ -75,4 +76,85 @@ if cmp -s "$work/d1.nq" "$work/d2.nq"; then
     echo "store: identical to the clean file minus those lines ($(wc -l < "$work/d1.nq") quads)"
 else
     echo "store DIFFERS from the clean file minus those lines"; exit 1
+fi
+
+# Turtle (§1 for Turtle and TriG): the clean lines as Turtle, one statement per subject, its
+# predicate-object pairs on lines of their own; 50 statements broken on one line each, the same
+# five ways (a missing final dot joins the statement to the next one, which is lost with it);
+# the store must equal a strict load of the other statements.
+python3 - "$work" <<'PY'
+import random, sys
+work = sys.argv[1]
+lines = open(f'{work}/expected.nt', 'rb').read().split(b'\n')
+if lines[-1] == b'':
+    lines.pop()
+statements = []
+for line in lines:
+    subject, rest = line.split(b' ', 1)
+    rest = rest.rstrip()[:-1].rstrip()
+    if statements and statements[-1][0] == subject:
+        statements[-1][1].append(rest)
+    else:
+        statements.append((subject, [rest]))
+def render(subject, pairs):
+    out = []
+    for i, pair in enumerate(pairs):
+        head = subject + b' ' if i == 0 else b'    '
+        out.append(head + pair + (b' .' if i == len(pairs) - 1 else b' ;'))
+    return out
+text = [render(s, p) for s, p in statements]
+rng = random.Random(23)
+touched, lost = {}, set()
+while len(touched) < 50:
+    i = rng.randrange(1, len(text) - 1)
+    if lost & {i - 1, i, i + 1}:
+        continue
+    kind = len(touched) % 5
+    which = len(text[i]) - 1 if kind == 2 else rng.randrange(len(text[i]))
+    line = text[i][which]
+    if kind == 0:
+        close = line.rfind(b'"')
+        if line.find(b'"') >= close:
+            continue
+        new = line[:close] + line[close + 1:]
+    elif kind == 1:
+        if b'<http' not in line:
+            continue
+        new = line.replace(b'<http', b'<http ', 1)
+    elif kind == 2:
+        new = line[:-2]
+        lost.add(i + 1)
+    elif kind == 3:
+        words = line.split(b' ')
+        keep = 2 if which == 0 else words.count(b'') + 1
+        new = b' '.join(words[:keep]) + b' "x"@en-abcdefghijk ' + line[-1:]
+    else:
+        if b'<http' not in line:
+            continue
+        new = line.replace(b'<http', b'<ht\x07tp', 1)
+    touched[i] = (which, new)
+    lost.add(i)
+with open(f'{work}/faulty.ttl', 'wb') as faulty, open(f'{work}/expected.ttl', 'wb') as expected:
+    for i, statement in enumerate(text):
+        if i in touched:
+            which, new = touched[i]
+            statement = statement[:which] + [new] + statement[which + 1:]
+        faulty.write(b'\n'.join(statement) + b'\n')
+        if i not in lost:
+            expected.write(b'\n'.join(text[i]) + b'\n')
+kept = sum(len(p) for i, (s, p) in enumerate(statements) if i not in lost)
+print(f'turtle: {len(text)} statements; {len(touched)} broken, {len(lost)} lost with them; '
+      f'{kept} triples in the others')
+PY
+/usr/bin/time -f 'turtle lenient load: %e s, peak RSS %M KiB' \
+    "$bin" load --lenient --data "$work/t1" "$work/faulty.ttl" 2>"$work/ttime.txt" > "$work/tout.txt"
+head -2 "$work/tout.txt"; tail -1 "$work/ttime.txt"
+"$bin" load --data "$work/t2" "$work/expected.ttl" 2>/dev/null | head -1
+"$bin" dump --data "$work/t1" 2>/dev/null | sort > "$work/t1.nq"
+"$bin" dump --data "$work/t2" 2>/dev/null | sort > "$work/t2.nq"
+lost=$(comm -13 "$work/t1.nq" "$work/t2.nq" | wc -l)
+if cmp -s "$work/t1.nq" "$work/t2.nq"; then
+    echo "turtle store: identical to the untouched statements ($(wc -l < "$work/t1.nq") quads)"
+else
+    echo "turtle store DIFFERS from the untouched statements: $lost of their quads missing"; exit 1
 fi

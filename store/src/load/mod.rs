@@ -6,7 +6,8 @@
 //! ingests them (the path of `lodestone load`). Either way blank node labels are scoped to the
 //! document they come from, and a syntax error leaves the store as it was unless the load is
 //! lenient. A lenient load skips each bad statement and reads on: N-Triples and N-Quads at the
-//! next line (see `lines`), the other syntaxes where their parser resynchronises.
+//! next line (see `lines`), Turtle and TriG at the end of the bad statement (see `statements`),
+//! the other syntaxes where their parser resynchronises.
 
 mod bulk;
 mod chunk;
@@ -14,6 +15,7 @@ mod ingest;
 mod input;
 mod lines;
 mod staging;
+mod statements;
 
 pub use bulk::{BulkLoader, LoadProgress, LoadReport};
 pub(crate) use ingest::recover_interrupted_ingest;
@@ -29,6 +31,7 @@ use lines::{LineQuads, LineSyntax};
 use oxrdf::{BlankNodeRef, GraphName, GraphNameRef, NamedOrBlankNodeRef, Quad, QuadRef, TermRef};
 use oxrdfio::{RdfParseError, RdfParser};
 use rustc_hash::FxHashMap;
+use statements::{StatementQuads, TerseSyntax};
 use std::io::Read;
 
 /// How to read a document.
@@ -178,6 +181,21 @@ pub(crate) fn read_quads<'a, R: Read + 'a>(
     };
     if let Some(syntax) = syntax {
         return Ok(Box::new(LineQuads::new(reader, syntax, graph, source_name)));
+    }
+    let terse = match format {
+        RdfFormat::Turtle => Some(TerseSyntax::Turtle),
+        RdfFormat::TriG => Some(TerseSyntax::TriG),
+        _ => None,
+    };
+    if let (Some(syntax), true) = (terse, options.lenient) {
+        parser_for(format, options).map(drop)?; // checks the base IRI
+        return Ok(Box::new(StatementQuads::new(
+            reader,
+            syntax,
+            graph,
+            options.base_iri.clone(),
+            source_name,
+        )));
     }
     let source_name = source_name.to_owned();
     Ok(Box::new(

@@ -1,7 +1,9 @@
 //! Lenient loads skip exactly the bad statements and keep every good one (issue 23, §1): in
 //! N-Triples and N-Quads a bad statement costs its own line, even when it is an unterminated
 //! literal that the parser would otherwise read on to the next quote; both loading paths
-//! count and place each skip the same way, and a limit on skips fails the load whole.
+//! count and place each skip the same way, and a limit on skips fails the load whole. In
+//! Turtle and TriG a bad statement costs that statement, whole, and reading goes on after its
+//! final dot (inside its TriG graph block when it is in one).
 
 use crate::support::{counts, dump, write_input, TempStore};
 use lodestone_store::load::{
@@ -270,4 +272,271 @@ fn lenient_load_of_a_faulty_real_dump_keeps_every_untouched_statement() {
         skipped.iter().filter(|i| **i < slice).count() as u64
     );
     assert_eq!(dump(&trickled), dump(&expected));
+}
+
+/// Turtle: statements over several lines, both kinds of prefix declaration, a literal that
+/// lost its closing quote and with it the statement's final dot, a bad IRI inside a statement,
+/// a bad language tag. Each bad statement is skipped whole; the others load.
+const TURTLE: &str = "@prefix ex: <http://ex.org/> .
+ex:s1 ex:p \"good 1\" ;
+    ex:q ex:o1 .
+ex:s2 ex:p \"broken literal .
+ex:s3 ex:p \"good 3\" ;
+    ex:q ex:o3 .
+ex:s4 ex:p ex:o4 ;
+    ex:q <http://ex.org/bad iri> ;
+    ex:r ex:o4 .
+PREFIX ey: <http://ex.org/>
+ey:s5 ex:p \"good 5\", \"good 5b\" .
+ex:s6 ex:p \"x\"@en-abcdefghijk .
+ex:s7 ex:p [ ex:q \"good 7\" ] .
+";
+
+/// The subjects that are IRIs, as `sN` local names, with their quad counts.
+fn subject_counts(dataset: &Dataset) -> Vec<(String, usize)> {
+    let mut counts = std::collections::BTreeMap::new();
+    for name in subjects(dataset) {
+        if !name.starts_with("_:") {
+            *counts.entry(name).or_insert(0) += 1;
+        }
+    }
+    counts.into_iter().collect()
+}
+
+/// The line numbers of a report's skipped statements.
+fn skipped_lines(errors: &[String], file: &str) -> Vec<usize> {
+    errors
+        .iter()
+        .map(|e| {
+            e.split_once(&format!("{file}: line "))
+                .and_then(|(_, rest)| rest.split_once(','))
+                .unwrap_or_else(|| panic!("a position in {e:?}"))
+                .0
+                .parse()
+                .expect("a line number")
+        })
+        .collect()
+}
+
+#[test]
+fn turtle_skips_each_bad_statement_whole_and_reads_on() {
+    let expected = [("s1", 2), ("s3", 2), ("s5", 2), ("s7", 1)]
+        .map(|(s, n)| (s.to_owned(), n))
+        .to_vec();
+    let (store, report) = bulk_lenient("bad.ttl", TURTLE);
+    assert_eq!(subject_counts(&dump(&store)), expected);
+    assert_eq!(report.skipped, 3, "{:?}", report.first_errors);
+    assert_eq!(skipped_lines(&report.first_errors, "bad.ttl"), [4, 8, 12]);
+    assert_eq!(report.quads_read, 8);
+
+    let (store, report) = trickle_lenient("bad.ttl", TURTLE, RdfFormat::Turtle);
+    assert_eq!(subject_counts(&dump(&store)), expected);
+    assert_eq!(skipped_lines(&report.first_errors, "bad.ttl"), [4, 8, 12]);
+    assert_eq!(report.quads, 8);
+}
+
+#[test]
+fn trig_reads_on_inside_the_graph_block_of_a_bad_statement() {
+    let data = "@prefix ex: <http://ex.org/> .
+ex:g1 {
+  ex:s1 ex:p \"good 1\" .
+  ex:s2 ex:p \"broken .
+  ex:s3 ex:p \"good 3\" .
+}
+ex:s4 ex:p \"default 4\" .
+GRAPH ex:g2 { ex:s5 ex:p <http://ex.org/bad iri> . ex:s6 ex:p \"good 6\" }
+ex:s7 ex:p \"default 7\" .
+";
+    let (store, report) = bulk_lenient("bad.trig", data);
+    assert_eq!(
+        skipped_lines(&report.first_errors, "bad.trig"),
+        [4, 8],
+        "{:?}",
+        report.first_errors
+    );
+    let graph_of = |subject: &str| -> Vec<String> {
+        dump(&store)
+            .iter()
+            .filter(|q| q.subject.to_string() == format!("<http://ex.org/{subject}>"))
+            .map(|q| q.graph_name.to_string())
+            .collect()
+    };
+    for (subject, graph) in [
+        ("s1", "<http://ex.org/g1>"),
+        ("s3", "<http://ex.org/g1>"),
+        ("s4", "DEFAULT"),
+        ("s6", "<http://ex.org/g2>"),
+        ("s7", "DEFAULT"),
+    ] {
+        assert_eq!(graph_of(subject), [graph], "{subject}");
+    }
+    assert!(graph_of("s2").is_empty() && graph_of("s5").is_empty());
+    assert_eq!(report.quads_read, 5);
+}
+
+/// Nomisma's lines as Turtle: one statement per run of lines with the same subject, its
+/// predicates and objects on lines of their own (`S P O ;` then `    P O ;` … `    P O .`).
+/// Each statement is a list of lines.
+fn turtle_statements(lines: &[String]) -> Vec<Vec<String>> {
+    let mut statements: Vec<(String, Vec<String>)> = Vec::new();
+    for line in lines {
+        let (subject, rest) = line.split_once(' ').expect("a subject");
+        let rest = rest
+            .trim_end()
+            .strip_suffix('.')
+            .expect("a final dot")
+            .trim_end();
+        match statements.last_mut() {
+            Some((last, objects)) if last == subject => objects.push(rest.to_owned()),
+            _ => statements.push((subject.to_owned(), vec![rest.to_owned()])),
+        }
+    }
+    statements
+        .into_iter()
+        .map(|(subject, objects)| {
+            let last = objects.len() - 1;
+            objects
+                .iter()
+                .enumerate()
+                .map(|(i, po)| {
+                    let head = if i == 0 {
+                        format!("{subject} ")
+                    } else {
+                        "    ".to_owned()
+                    };
+                    format!("{head}{po} {}", if i == last { '.' } else { ';' })
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Breaks one line of a Turtle statement; `None` when the way does not apply to it. Kind 2
+/// (no final dot) applies to a statement's last line only, and joins it to the next statement.
+fn break_turtle_line(line: &str, kind: usize) -> Option<String> {
+    match kind {
+        0 => {
+            let close = line.rfind('"')?;
+            (line.find('"')? < close).then(|| format!("{}{}", &line[..close], &line[close + 1..]))
+        }
+        1 => line
+            .contains("<http")
+            .then(|| line.replacen("<http", "<http ", 1)),
+        2 => Some(line.strip_suffix(" .")?.to_owned()),
+        3 => {
+            let end = line.chars().last()?;
+            let (head, _) = line.trim_start().split_once(' ')?;
+            let indent = &line[..line.len() - line.trim_start().len()];
+            let predicate = if indent.is_empty() {
+                line.split(' ').take(2).collect::<Vec<_>>().join(" ")
+            } else {
+                format!("{indent}{head}")
+            };
+            Some(format!("{predicate} \"x\"@en-abcdefghijk {end}"))
+        }
+        _ => line
+            .contains("<http")
+            .then(|| line.replacen("<http", "<ht\u{7}tp", 1)),
+    }
+}
+
+#[test]
+fn lenient_load_of_a_faulty_turtle_dump_keeps_every_untouched_statement() {
+    let clean = nomisma_lines(NOMISMA_LINES);
+    let good: Vec<String> = clean
+        .into_iter()
+        .filter(|l| oxttl::NTriplesParser::new().for_slice(l).all(|t| t.is_ok()))
+        .collect();
+    let statements = turtle_statements(&good);
+    let mut faulty = statements.clone();
+    // Statement index → (line of the error, counted from 1 in the faulty document).
+    let mut touched = std::collections::BTreeMap::new();
+    let mut lost = BTreeSet::new();
+    let mut random = Seeded(0x2023_0002);
+    while touched.len() < FAULTS {
+        let index = random.below(statements.len() - 1);
+        let kind = touched.len() % 5;
+        let near = |i: usize| touched.contains_key(&i) || lost.contains(&i);
+        if index == 0 || near(index - 1) || near(index) || near(index + 1) {
+            continue;
+        }
+        let lines = &statements[index];
+        let which = if kind == 2 {
+            lines.len() - 1
+        } else {
+            random.below(lines.len())
+        };
+        let Some(broken) = break_turtle_line(&lines[which], kind) else {
+            continue;
+        };
+        faulty[index][which] = broken;
+        let first_line: usize = statements[..index].iter().map(Vec::len).sum::<usize>() + 1;
+        let error_line = if kind == 2 {
+            lost.insert(index + 1);
+            first_line + lines.len()
+        } else {
+            first_line + which
+        };
+        touched.insert(index, error_line);
+        lost.insert(index);
+    }
+    let join = |statements: &[Vec<String>]| {
+        statements
+            .iter()
+            .flatten()
+            .map(|l| format!("{l}\n"))
+            .collect::<String>()
+    };
+    let kept: Vec<Vec<String>> = statements
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !lost.contains(i))
+        .map(|(_, s)| s.clone())
+        .collect();
+
+    let (store, report) = bulk_lenient("faulty.ttl", &join(&faulty));
+    assert_eq!(
+        skipped_lines(&report.first_errors, "faulty.ttl"),
+        touched.values().copied().collect::<Vec<_>>(),
+        "{:#?}",
+        report.first_errors
+    );
+    assert_eq!(report.skipped, FAULTS as u64);
+    assert_eq!(
+        report.quads_read,
+        kept.iter().map(Vec::len).sum::<usize>() as u64
+    );
+
+    let expected = TempStore::new();
+    let input = write_input(expected.scratch(), "clean.ttl", join(&kept).as_bytes());
+    BulkLoader::new(&expected)
+        .load(&[input])
+        .expect("the untouched statements load strictly");
+    assert_eq!(dump(&store), dump(&expected));
+}
+
+#[test]
+fn trig_graph_blocks_longer_than_a_read_keep_their_graph_after_a_bad_statement() {
+    let mut data = String::from("@prefix ex: <http://ex.org/> .\nex:g {\n");
+    for i in 0..4000 {
+        if i == 3500 {
+            data.push_str("  ex:bad ex:p \"broken .\n");
+        }
+        data.push_str(&format!(
+            "  ex:s{i} ex:p \"a statement long enough to fill blocks\" .\n"
+        ));
+    }
+    data.push_str("}\nex:after ex:p \"default\" .\n");
+    let (store, report) = bulk_lenient("long.trig", &data);
+    assert_eq!(skipped_lines(&report.first_errors, "long.trig"), [3503]);
+    let loaded = dump(&store);
+    assert_eq!(loaded.len(), 4001);
+    let graph = NamedNodeRef::new_unchecked("http://ex.org/g");
+    assert_eq!(
+        loaded
+            .iter()
+            .filter(|q| q.graph_name == graph.into())
+            .count(),
+        4000
+    );
 }
