@@ -3,6 +3,11 @@
 //!
 //! CI installs them (`make deps-python`: `pip install SPARQLWrapper rdflib`). Elsewhere a missing
 //! module fails the test with that instruction, unless `LODESTONE_SKIP_PY` is set outside CI.
+//!
+//! Jena is not among them: Debian's `libapache-jena-java` (4.5.0) installs in about 10 s but
+//! ships no `rsparql`/`riot` commands, and `arq.rsparql` from its `jena-cmds.jar`, on the
+//! classpath of the package and its dependencies, fails at start (an `ExceptionInInitializerError`
+//! in its relocated Xerces, `XSSimpleTypeDecl.applyFacets1`: "internal error") on OpenJDK 17.
 
 use crate::common::{TestServer, EX};
 use lodestone_server::settings::ServerSettings;
