@@ -32,7 +32,7 @@
 //!
 //! Documents are bounded in nesting depth (the body is bounded in size by the route).
 
-use crate::fct_values::{cond, value};
+use crate::fct_values::{cond, iri, refused, required, value, yes, Frame};
 use crate::json::SyntaxError;
 use crate::model::{
     ClassConstraint, Direction, Edge, FacetQuery, Node, ValueCondition, View, ViewKind,
@@ -44,25 +44,6 @@ use std::time::Duration;
 
 /// The deepest element nesting accepted.
 pub const MAX_XML_DEPTH: usize = 32;
-
-/// An element being read.
-pub(crate) struct Frame {
-    pub(crate) name: String,
-    pub(crate) attributes: Vec<(String, String)>,
-    pub(crate) text: String,
-    pub(crate) node: Option<Node>,
-    /// The `cond-parm` children read so far.
-    pub(crate) params: Vec<Frame>,
-}
-
-impl Frame {
-    pub(crate) fn attribute(&self, name: &str) -> Option<&str> {
-        self.attributes
-            .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
-    }
-}
 
 /// A Facets Web Service request: the query, and the view type its answer echoes.
 #[derive(Debug, Clone, PartialEq)]
@@ -177,32 +158,6 @@ fn open(start: &BytesStart<'_>) -> Result<Frame, SyntaxError> {
         node,
         params: Vec::new(),
     })
-}
-
-pub(crate) fn iri(text: &str) -> Result<NamedNode, SyntaxError> {
-    let text = text.trim();
-    let text = text
-        .strip_prefix('<')
-        .and_then(|t| t.strip_suffix('>'))
-        .unwrap_or(text);
-    NamedNode::new(text).map_err(|e| SyntaxError(format!("{text:?} is not an IRI: {e}")))
-}
-
-pub(crate) fn required<'a>(frame: &'a Frame, attribute: &str) -> Result<&'a str, SyntaxError> {
-    frame.attribute(attribute).ok_or_else(|| {
-        SyntaxError(format!(
-            "<{}> needs the attribute `{attribute}`",
-            frame.name
-        ))
-    })
-}
-
-pub(crate) fn yes(value: Option<&str>) -> bool {
-    matches!(value, Some("yes" | "true" | "1" | "on"))
-}
-
-pub(crate) fn refused(what: &str) -> SyntaxError {
-    SyntaxError(format!("{what} is not implemented by this server"))
 }
 
 fn parent_node<'a>(stack: &'a mut [Frame], child: &str) -> Result<&'a mut Node, SyntaxError> {

@@ -1,13 +1,58 @@
 //! The values and conditions of a Facets Web Service request: `value` (with `op`), `cond` and
 //! `cond-range`, and the RDF terms they are written with, read as Virtuoso's `fct_value`,
-//! `fct_cond` and `fct_literal` (`binsrc/fct/sql/facet.sql`) read them.
+//! `fct_cond` and `fct_literal` (`binsrc/fct/sql/facet.sql`) read them; and the element
+//! being read ([`Frame`]) with the small readers the request parser shares.
 
-use crate::fct::{iri, refused, required, yes, Frame};
 use crate::fct_xml::PLAIN_STRING;
 use crate::json::{literal, SyntaxError};
-use crate::model::{Comparison, ValueCondition};
+use crate::model::{Comparison, Node, ValueCondition};
 use oxrdf::vocab::xsd;
-use oxrdf::Term;
+use oxrdf::{NamedNode, Term};
+
+/// An element being read.
+pub(crate) struct Frame {
+    pub(crate) name: String,
+    pub(crate) attributes: Vec<(String, String)>,
+    pub(crate) text: String,
+    pub(crate) node: Option<Node>,
+    /// The `cond-parm` children read so far.
+    pub(crate) params: Vec<Frame>,
+}
+
+impl Frame {
+    pub(crate) fn attribute(&self, name: &str) -> Option<&str> {
+        self.attributes
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+pub(crate) fn iri(text: &str) -> Result<NamedNode, SyntaxError> {
+    let text = text.trim();
+    let text = text
+        .strip_prefix('<')
+        .and_then(|t| t.strip_suffix('>'))
+        .unwrap_or(text);
+    NamedNode::new(text).map_err(|e| SyntaxError(format!("{text:?} is not an IRI: {e}")))
+}
+
+pub(crate) fn required<'a>(frame: &'a Frame, attribute: &str) -> Result<&'a str, SyntaxError> {
+    frame.attribute(attribute).ok_or_else(|| {
+        SyntaxError(format!(
+            "<{}> needs the attribute `{attribute}`",
+            frame.name
+        ))
+    })
+}
+
+pub(crate) fn yes(value: Option<&str>) -> bool {
+    matches!(value, Some("yes" | "true" | "1" | "on"))
+}
+
+pub(crate) fn refused(what: &str) -> SyntaxError {
+    SyntaxError(format!("{what} is not implemented by this server"))
+}
 
 /// The term written in an element: an IRI when `datatype="uri"`, else a literal.
 fn term(frame: &Frame, text: &str) -> Result<Term, SyntaxError> {

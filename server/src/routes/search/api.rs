@@ -12,18 +12,15 @@ use lodestone_indexer::{AutocompleteRequest, IndexSearcher, SearchHit, SearchReq
 use serde_json::{json, Value};
 use std::time::Instant;
 
-/// `GET /api/search?q=&class=&lang=&graph=&limit=&offset=` (with `query=` instead of `q=`,
-/// the new DBpedia Lookup's API).
+/// `GET /api/search?q=&class=&lang=&graph=&limit=&offset=` (a request with `query=` instead
+/// of `q=` is the new DBpedia Lookup's, answered by
+/// [`dbpedia_docs::search_route`](super::dbpedia_docs::search_route)).
 pub(super) async fn search(
     State(state): State<AppState>,
     headers: HeaderMap,
     RawQuery(raw): RawQuery,
 ) -> Response {
     let params = Params::parse(raw.as_deref());
-    if params.has("query") && !params.has("q") {
-        // The new DBpedia Lookup's request (`query=`, not Lodestone's `q=`).
-        return super::dbpedia_docs::search(state, headers, params).await;
-    }
     let format = match Format::for_request(&params, &headers, Format::Json) {
         Ok(format) => format,
         Err(refusal) => return *refusal,

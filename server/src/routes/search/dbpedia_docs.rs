@@ -12,9 +12,10 @@
 use super::dbpedia::{keyword_page, local_name, query_class};
 use super::format::escape_into;
 use super::params::{bad, languages, Params};
-use super::MAX_LIMIT;
+use super::{api, MAX_LIMIT};
 use crate::error::ApiError;
 use crate::state::AppState;
+use axum::extract::{RawQuery, State};
 use axum::http::{header, HeaderMap, HeaderValue};
 use axum::response::{IntoResponse, Response};
 use serde_json::{json, Map, Value};
@@ -30,8 +31,22 @@ enum DocsFormat {
 /// One document: field name → values, in the order written.
 type Document = Vec<(&'static str, Vec<String>)>;
 
+/// `GET /api/search`: the new DBpedia Lookup's request (`query=` without `q=`) here,
+/// Lodestone's own by [`api::search`].
+pub(super) async fn search_route(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    RawQuery(raw): RawQuery,
+) -> Response {
+    let params = Params::parse(raw.as_deref());
+    if params.has("query") && !params.has("q") {
+        return search(state, headers, params).await;
+    }
+    api::search(State(state), headers, RawQuery(raw)).await
+}
+
 /// `GET /api/search?query=…` in the new DBpedia Lookup's shape.
-pub(super) async fn search(state: AppState, headers: HeaderMap, params: Params) -> Response {
+async fn search(state: AppState, headers: HeaderMap, params: Params) -> Response {
     let format = match params.get("format").map(|f| f.map(str::to_ascii_uppercase)) {
         Ok(None) => DocsFormat::Json,
         Ok(Some(f)) if f == "JSON" || f == "JSON_RAW" => DocsFormat::Json,

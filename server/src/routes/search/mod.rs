@@ -39,7 +39,7 @@ const MAX_OFFSET: usize = 10_000;
 /// The routes of the search API.
 pub fn router(_state: &AppState) -> Router<AppState> {
     Router::new()
-        .route("/api/search", get(api::search))
+        .route("/api/search", get(dbpedia_docs::search_route))
         .route("/api/autocomplete", get(api::autocomplete))
         .route("/api/lookup", get(lookup::lookup))
         .route("/api/search/KeywordSearch", get(dbpedia::keyword_search))
