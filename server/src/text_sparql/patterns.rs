@@ -155,27 +155,39 @@ fn empty(subject: TermPattern, level: Level) -> TextPattern {
     }
 }
 
+/// The subject side of a pattern: `?x`, or the list `(?x ?score …)` of at most `shape`'s
+/// length; the members after the score come back.
+fn subject_side(
+    patterns: &[TriplePattern],
+    used: &mut [bool],
+    triple: &TriplePattern,
+    level: Level,
+    (form, shape, most): (&str, &str, usize),
+) -> Result<(TextPattern, Vec<TermPattern>), String> {
+    let Some(members) = list(patterns, used, &triple.subject) else {
+        return Ok((empty(triple.subject.clone(), level), Vec::new()));
+    };
+    let [subject, rest @ ..] = members.as_slice() else {
+        return Err(format!("{form} needs a term before it"));
+    };
+    if rest.len() >= most {
+        return Err(format!("{form} takes {shape} at most"));
+    }
+    let mut out = empty(subject.clone(), level);
+    if let Some(score) = rest.first() {
+        out.score = Some(variable(score, "score")?);
+    }
+    Ok((out, rest.iter().skip(1).cloned().collect()))
+}
+
 /// `?o bif:contains "expr"` or `(?o ?score) bif:contains "expr"`.
 fn virtuoso_pattern(
     patterns: &[TriplePattern],
     used: &mut [bool],
     triple: &TriplePattern,
 ) -> Result<TextPattern, String> {
-    let mut out = match list(patterns, used, &triple.subject) {
-        Some(members) => {
-            let [subject, rest @ ..] = members.as_slice() else {
-                return Err("bif:contains needs a literal or a variable before it".to_owned());
-            };
-            let mut out = empty(subject.clone(), Level::Literal);
-            match rest {
-                [] => {}
-                [score] => out.score = Some(variable(score, "score")?),
-                _ => return Err("bif:contains takes (?literal ?score) at most".to_owned()),
-            }
-            out
-        }
-        None => empty(triple.subject.clone(), Level::Literal),
-    };
+    let shape = ("bif:contains", "(?literal ?score)", 2);
+    let (mut out, _) = subject_side(patterns, used, triple, Level::Literal, shape)?;
     let expression = string(&triple.object, "expression of bif:contains")?;
     out.branches = virtuoso::branches(&expression).map_err(|e| e.to_string())?;
     Ok(out)
@@ -187,25 +199,9 @@ fn jena_pattern(
     used: &mut [bool],
     triple: &TriplePattern,
 ) -> Result<TextPattern, String> {
-    let mut out = match list(patterns, used, &triple.subject) {
-        Some(members) => {
-            let [subject, rest @ ..] = members.as_slice() else {
-                return Err("text:query needs an entity before it".to_owned());
-            };
-            let mut out = empty(subject.clone(), Level::Entity);
-            if let Some(score) = rest.first() {
-                out.score = Some(variable(score, "score")?);
-            }
-            if let Some(literal) = rest.get(1) {
-                out.literal = Some(literal.clone());
-            }
-            if rest.len() > 2 {
-                return Err("text:query takes (?entity ?score ?literal) at most".to_owned());
-            }
-            out
-        }
-        None => empty(triple.subject.clone(), Level::Entity),
-    };
+    let shape = ("text:query", "(?entity ?score ?literal)", 3);
+    let (mut out, rest) = subject_side(patterns, used, triple, Level::Entity, shape)?;
+    out.literal = rest.into_iter().next();
     let arguments = match list(patterns, used, &triple.object) {
         Some(members) => members,
         None => vec![triple.object.clone()],
@@ -350,6 +346,7 @@ mod tests {
         for text in [
             r#"?o bif:contains "a AND""#,
             r#"?o bif:contains 42"#,
+            r#"(?o ?sc ?x) bif:contains "a""#,
             r#"?e lodestone:text [ lodestone:score ?s ]"#,
             r#"?e lodestone:text [ lodestone:query "a"; lodestone:colour ?c ]"#,
             r#"?s text:query (rdfs:label 10)"#,
