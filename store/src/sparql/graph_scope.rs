@@ -134,26 +134,37 @@ fn expand(
             graphs.len()
         ))
     })?;
-    let branches = graphs.iter().map(|graph| GraphPattern::Join {
-        left: Box::new(GraphPattern::Values {
-            variables: vec![variable.clone()],
-            bindings: vec![vec![Some(GroundTerm::NamedNode(graph.clone()))]],
-        }),
-        right: Box::new(GraphPattern::Graph {
-            name: graph.clone().into(),
-            inner: inner.clone(),
-        }),
-    });
-    *pattern = branches
-        .reduce(|left, right| GraphPattern::Union {
-            left: Box::new(left),
-            right: Box::new(right),
+    let branches: Vec<GraphPattern> = graphs
+        .iter()
+        .map(|graph| GraphPattern::Join {
+            left: Box::new(GraphPattern::Values {
+                variables: vec![variable.clone()],
+                bindings: vec![vec![Some(GroundTerm::NamedNode(graph.clone()))]],
+            }),
+            right: Box::new(GraphPattern::Graph {
+                name: graph.clone().into(),
+                inner: inner.clone(),
+            }),
         })
-        .unwrap_or_else(|| GraphPattern::Values {
-            variables: vec![variable.clone()],
-            bindings: Vec::new(),
-        });
+        .collect();
+    *pattern = balanced_union(branches).unwrap_or_else(|| GraphPattern::Values {
+        variables: vec![variable.clone()],
+        bindings: Vec::new(),
+    });
     Ok(())
+}
+
+/// The union of `branches` as a balanced tree: a chain of thousands of unions would take the
+/// planner and the evaluator time and stack that grow with its depth.
+fn balanced_union(mut branches: Vec<GraphPattern>) -> Option<GraphPattern> {
+    if branches.len() <= 1 {
+        return branches.pop();
+    }
+    let right = branches.split_off(branches.len() / 2);
+    Some(GraphPattern::Union {
+        left: Box::new(balanced_union(branches)?),
+        right: Box::new(balanced_union(right)?),
+    })
 }
 
 /// How many pattern nodes `pattern` has.
