@@ -103,7 +103,12 @@ fn old_api_reads_query_class_as_dbpedia_lookup_did() {
             );
         }
         // Prefixed and bare names; subclasses count (DBpedia Lookup issue 49).
-        for person in ["dbo:Person", "person", "http://dbpedia.org/ontology/Person"] {
+        for person in [
+            "dbo:Person",
+            "dbpedia-owl:Person",
+            "person",
+            "http://dbpedia.org/ontology/Person",
+        ] {
             assert_eq!(old_uris(path, person), [BOWIE, LYNCH], "{path} {person}");
         }
         assert_eq!(old_uris(path, "dbo:Place"), [CITY]);

@@ -134,8 +134,15 @@ async fn post_facets(
     write(&answer, syntax)
 }
 
-async fn fct_service(State(state): State<AppState>, body: Bytes) -> Response {
+/// The answer syntaxes of `/fct/service`: its XML only.
+const FCT_OFFERS: [Offer<()>; 2] = [
+    Offer::new("text/xml", ()),
+    Offer::new("application/xml", ()),
+];
+
+async fn fct_service(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Response {
     let answered = async {
+        refuse_what_virtuoso_reads_and_we_do_not(&headers)?;
         let request = parse_service_request(&body).map_err(bad)?;
         let answer = run(&state, request.query).await?;
         fct_xml(&answer, &request.view_type, &|iri| PREFIXES.compact(iri))
@@ -146,6 +153,32 @@ async fn fct_service(State(state): State<AppState>, body: Bytes) -> Response {
         Ok(xml) => xml_response(xml),
         Err(error) => fct_error_response(&error),
     }
+}
+
+/// Virtuoso's service also reads JSON requests (its `json2xml`) and answers SPARQL results
+/// to a client that accepts only JSON; this one reads and writes its XML only, and says so
+/// rather than answering something else.
+fn refuse_what_virtuoso_reads_and_we_do_not(headers: &HeaderMap) -> Result<(), ApiError> {
+    let content_type = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    if content_type.to_ascii_lowercase().contains("json") {
+        return Err(ApiError::UnsupportedMediaType {
+            found: content_type.to_owned(),
+            supported: vec!["text/xml".into(), "application/xml".into()],
+        });
+    }
+    let accept = headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .map_or_else(AcceptHeader::any, AcceptHeader::parse);
+    if accept.negotiate(&FCT_OFFERS).is_none() {
+        return Err(ApiError::NotAcceptable {
+            available: FCT_OFFERS.iter().map(|o| o.media_type.to_owned()).collect(),
+        });
+    }
+    Ok(())
 }
 
 /// The prefixes `shortform`s are written with.

@@ -561,6 +561,51 @@ fn what_is_not_implemented_is_refused_as_virtuoso_errors() {
     }
 }
 
+/// Virtuoso's service also reads JSON requests and answers SPARQL results JSON to a client
+/// that accepts only that; here both are refused in the error shape, never answered as XML.
+#[test]
+fn json_requests_and_json_only_clients_are_refused_as_virtuoso_errors() {
+    let list = r#"<query><view type="list"/></query>"#;
+    for (content_type, accept, status, diagnostics) in [
+        ("application/json", "*/*", 415, "unsupported_media_type"),
+        (
+            "text/xml",
+            "application/sparql-results+json",
+            406,
+            "not_acceptable",
+        ),
+        ("text/xml", "application/json", 406, "not_acceptable"),
+    ] {
+        let response = client()
+            .post(server().url("/fct/service"))
+            .header("Content-Type", content_type)
+            .header("Accept", accept)
+            .body(list)
+            .send()
+            .expect("request");
+        assert_eq!(
+            response.status().as_u16(),
+            status,
+            "{content_type} {accept}"
+        );
+        let body = response.text().expect("body");
+        assert!(body.contains("<error><code>22023</code>"), "{body}");
+        assert!(
+            body.contains(&format!("<diagnostics>{diagnostics}</diagnostics>")),
+            "{body}"
+        );
+    }
+    // A client that accepts XML among others is answered.
+    let response = client()
+        .post(server().url("/fct/service"))
+        .header("Content-Type", "text/xml")
+        .header("Accept", "application/json;q=0.9, text/xml;q=0.5")
+        .body(list)
+        .send()
+        .expect("request");
+    assert_eq!(response.status().as_u16(), 200);
+}
+
 #[test]
 fn browser_entry_points_lead_to_the_search_page() {
     for (path, target) in [
