@@ -199,7 +199,8 @@ fn new_api_answers_docs() {
         .iter()
         .find(|d| d["resource"][0] == BOWIE)
         .expect("Bowie");
-    assert_eq!(bowie["label"], serde_json::json!(["David Bowie"]));
+    // JSON marks the query's words, as lookup.dbpedia.org does; JSON_RAW does not.
+    assert_eq!(bowie["label"], serde_json::json!(["<B>David</B> Bowie"]));
     assert_eq!(bowie["comment"], serde_json::json!(["English singer"]));
     assert_eq!(bowie["typeName"], serde_json::json!(["MusicalArtist"]));
     assert_eq!(bowie["refCount"], serde_json::json!(["1"]));
@@ -235,6 +236,23 @@ fn new_api_answers_docs() {
     .json()
     .expect("json");
     assert_eq!(full["docs"][0]["resource"][0]["value"], BOWIE, "{full}");
+    assert_eq!(
+        full["docs"][0]["label"][0],
+        serde_json::json!({"value": "David Bowie", "highlight": "David <B>Bowie</B>"}),
+        "{full}"
+    );
+    let raw: Value = get(
+        "/api/search",
+        &[("query", "Bowie"), ("format", "JSON_RAW")],
+        "*/*",
+    )
+    .json()
+    .expect("json");
+    assert_eq!(
+        raw["docs"][0]["label"],
+        serde_json::json!(["David Bowie"]),
+        "{raw}"
+    );
     let xml = get(
         "/api/search",
         &[("query", "Bowie"), ("format", "XML")],

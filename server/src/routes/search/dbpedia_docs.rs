@@ -4,9 +4,10 @@
 //! Each document maps a field to an array of strings, as Lucene stored them there:
 //! `resource` (the IRI), `label`, `comment` (the description), `type` (class IRIs),
 //! `typeName` (their local names), `refCount` (incoming links) and `score`. `format`:
-//! `JSON` (the default) and `JSON_RAW` give these arrays (Lodestone does not mark the
-//! matched words inside them, so the two are the same), `JSON_FULL` gives each value as
-//! `{"value": …, "highlight": …}`, `XML` gives `<results><result>` with one element per
+//! `JSON` (the default) gives these arrays with the query's words marked `<B>…</B>` in
+//! `label` and `comment`, as Lucene's highlighter marks them there; `JSON_RAW` gives them
+//! unmarked; `JSON_FULL` gives each value as `{"value": …, "highlight": …}` (the unmarked and
+//! the marked text); `XML` gives `<results><result>` with one element per
 //! value. `maxResults=0` answers one document `{"count": ["N"], "score": ["1.0"]}`.
 
 use super::dbpedia::{keyword_page, local_name, query_class};
@@ -24,6 +25,7 @@ use serde_json::{json, Map, Value};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum DocsFormat {
     Json,
+    JsonRaw,
     JsonFull,
     Xml,
 }
@@ -49,7 +51,8 @@ pub(super) async fn search_route(
 async fn search(state: AppState, headers: HeaderMap, params: Params) -> Response {
     let format = match params.get("format").map(|f| f.map(str::to_ascii_uppercase)) {
         Ok(None) => DocsFormat::Json,
-        Ok(Some(f)) if f == "JSON" || f == "JSON_RAW" => DocsFormat::Json,
+        Ok(Some(f)) if f == "JSON" => DocsFormat::Json,
+        Ok(Some(f)) if f == "JSON_RAW" => DocsFormat::JsonRaw,
         Ok(Some(f)) if f == "JSON_FULL" => DocsFormat::JsonFull,
         Ok(Some(f)) if f == "XML" => DocsFormat::Xml,
         Ok(Some(_)) => {
@@ -57,8 +60,14 @@ async fn search(state: AppState, headers: HeaderMap, params: Params) -> Response
         }
         Err(error) => return error.into_response(),
     };
+    let words = params
+        .get("query")
+        .ok()
+        .flatten()
+        .map(query_words)
+        .unwrap_or_default();
     match documents(&state, &headers, &params).await {
-        Ok(docs) => write(&docs, format),
+        Ok(docs) => write(&docs, format, &words),
         Err(error) => error.into_response(),
     }
 }
@@ -105,7 +114,40 @@ async fn documents(
         .collect())
 }
 
-fn write(docs: &[Document], format: DocsFormat) -> Response {
+/// The words of a query, lower-cased, for [`highlight`].
+fn query_words(query: &str) -> Vec<String> {
+    query
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// `text` with each of its words that is one of `words` (ignoring case) marked `<B>…</B>`.
+fn highlight(text: &str, words: &[String]) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find(char::is_alphanumeric) {
+        out.push_str(&rest[..start]);
+        rest = &rest[start..];
+        let end = rest
+            .find(|c: char| !c.is_alphanumeric())
+            .unwrap_or(rest.len());
+        let word = &rest[..end];
+        if words.contains(&word.to_lowercase()) {
+            out.push_str("<B>");
+            out.push_str(word);
+            out.push_str("</B>");
+        } else {
+            out.push_str(word);
+        }
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+fn write(docs: &[Document], format: DocsFormat, words: &[String]) -> Response {
     if format == DocsFormat::Xml {
         let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?><results>");
         for doc in docs {
@@ -133,11 +175,16 @@ fn write(docs: &[Document], format: DocsFormat) -> Response {
             let fields: Map<String, Value> = doc
                 .iter()
                 .map(|(field, values)| {
+                    let marked = |v: &String| match *field {
+                        "label" | "comment" => highlight(v, words),
+                        _ => v.clone(),
+                    };
                     let values: Vec<Value> = values
                         .iter()
                         .map(|v| match format {
-                            DocsFormat::JsonFull => json!({"value": v, "highlight": v}),
-                            _ => json!(v),
+                            DocsFormat::JsonFull => json!({"value": v, "highlight": marked(v)}),
+                            DocsFormat::Json => json!(marked(v)),
+                            DocsFormat::JsonRaw | DocsFormat::Xml => json!(v),
                         })
                         .collect();
                     ((*field).to_owned(), Value::Array(values))
@@ -147,4 +194,19 @@ fn write(docs: &[Document], format: DocsFormat) -> Response {
         })
         .collect();
     axum::Json(json!({ "docs": docs })).into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn query_words_are_marked_whole_ignoring_case() {
+        let words = query_words("david BOWIE");
+        assert_eq!(
+            highlight("David Bowie (born David Jones), Bowie's", &words),
+            "<B>David</B> <B>Bowie</B> (born <B>David</B> Jones), <B>Bowie</B>'s"
+        );
+        assert_eq!(highlight("Davidson", &words), "Davidson");
+    }
 }
