@@ -29,7 +29,7 @@ pub enum StoreError {
     #[error("the store at {} is in use by another process (is `lodestone serve` running on it? stop it, or send data through its HTTP API)", .0.display())]
     Locked(PathBuf),
     /// The store was written by another on-disk format version.
-    #[error("the store at {path} has format version {found}, this build reads version {expected}", path = .path.display())]
+    #[error("the store at {path} has format version {found}, this build reads version {expected}{hint}", path = .path.display(), hint = upgrade_hint(.found, .expected))]
     VersionMismatch {
         /// Store folder.
         path: PathBuf,
@@ -85,6 +85,15 @@ impl StoreError {
                 | Self::GraphAlreadyExists(_)
                 | Self::Forbidden(_)
         )
+    }
+}
+
+/// What to do about a store of an older format: a read-write open upgrades it in place.
+fn upgrade_hint(found: &u64, expected: &u64) -> &'static str {
+    if found < expected {
+        "; a read-write open (`lodestone serve` or `lodestone load`, with no server running on it) upgrades it in place, after which it opens read-only too"
+    } else {
+        "; it was written by a newer Lodestone"
     }
 }
 

@@ -329,6 +329,7 @@ fn open_refuses_another_format_version_and_keeps_the_data() {
         ) => {
             assert_eq!((found, expected), (FORMAT_VERSION + 1, FORMAT_VERSION));
             assert!(error.to_string().contains("format version"), "{error}");
+            assert!(error.to_string().contains("newer Lodestone"), "{error}");
         }
         Err(other) => panic!("wrong error: {other}"),
         Ok(_) => panic!("a store of another version was opened"),

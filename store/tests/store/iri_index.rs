@@ -140,9 +140,18 @@ fn a_format_3_store_gains_the_iri_index_on_a_read_write_open() {
     let dir = store.close();
     make_format_3(&path);
     match Store::open(&path, read_only_options()) {
-        Err(StoreError::VersionMismatch {
-            found, expected, ..
-        }) => assert_eq!((found, expected), (3, FORMAT_VERSION)),
+        Err(
+            error @ StoreError::VersionMismatch {
+                found, expected, ..
+            },
+        ) => {
+            assert_eq!((found, expected), (3, FORMAT_VERSION));
+            // It says what to do.
+            assert!(
+                error.to_string().contains("upgrades it in place"),
+                "{error}"
+            );
+        }
         Err(other) => panic!("wrong error: {other}"),
         Ok(_) => panic!("a read-only open of a store without the IRI index"),
     }
