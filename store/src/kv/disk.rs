@@ -308,18 +308,36 @@ pub(crate) fn open_db(path: &Path, options: &StoreOptions) -> Result<DB, StoreEr
     // Counters for the block cache's hit rate (`Store::cache_stats`); their cost is a few
     // atomic increments per block read.
     db_options.enable_statistics();
-    let descriptors = Table::ALL
-        .iter()
-        .map(|&t| ColumnFamilyDescriptor::new(t.name(), table_options(t, options, &cache)));
-    let db = if options.read_only {
-        // Every table file opened at once and kept open: a server running on the same store
-        // may compact it meanwhile, and a file it deletes stays readable through an open
-        // descriptor, so a read-only reader (`lodestone dump` beside `serve`) keeps the
-        // consistent view it opened.
-        db_options.set_max_open_files(-1);
-        DB::open_cf_descriptors_read_only(&db_options, path, descriptors, false)?
-    } else {
-        DB::open_cf_descriptors(&db_options, path, descriptors)?
+    let descriptors = || {
+        Table::ALL
+            .iter()
+            .map(|&t| ColumnFamilyDescriptor::new(t.name(), table_options(t, options, &cache)))
     };
-    Ok(db)
+    if !options.read_only {
+        return Ok(DB::open_cf_descriptors(&db_options, path, descriptors())?);
+    }
+    // Every table file opened at once and kept open: a server running on the same store may
+    // compact it meanwhile, and a file it deletes stays readable through an open descriptor,
+    // so a read-only reader (`lodestone dump` beside `serve`) keeps the consistent view it
+    // opened. A compaction can still delete a file between the open's reading of the
+    // manifest and its opening of the file: the open is then tried again, on the newer
+    // manifest.
+    db_options.set_max_open_files(-1);
+    let mut attempts = 0;
+    loop {
+        match DB::open_cf_descriptors_read_only(&db_options, path, descriptors(), false) {
+            Err(error)
+                if attempts < READ_ONLY_OPEN_ATTEMPTS
+                    && error.to_string().contains("No such file or directory") =>
+            {
+                attempts += 1;
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+            opened => return Ok(opened?),
+        }
+    }
 }
+
+/// How many times a read-only open is tried again when a file the manifest names was deleted
+/// meanwhile (by a server's compaction).
+const READ_ONLY_OPEN_ATTEMPTS: usize = 20;
