@@ -172,7 +172,9 @@ fn parse_slice(
     }
 }
 
-fn count_line_ends(bytes: &[u8]) -> u64 {
+/// The line ends in `bytes` (the line-based and the statement-based lenient readers count
+/// lines alike).
+pub(super) fn count_line_ends(bytes: &[u8]) -> u64 {
     bytes.iter().filter(|b| **b == b'\n').count() as u64
 }
 

@@ -13,6 +13,7 @@
 //! resumes after it, inside the same TriG graph block if it was in one. Positions are counted
 //! here from the start of the document.
 
+use super::lines::count_line_ends;
 use super::ReadError;
 use crate::error::StoreError;
 use oxrdf::{GraphName, Quad};
@@ -545,10 +546,6 @@ fn error_offset(error: &TurtleSyntaxError, head: usize, from: usize, to: usize) 
     from.saturating_add(offset.saturating_sub(head))
         .min(to.saturating_sub(1))
         .max(from)
-}
-
-fn count_line_ends(bytes: &[u8]) -> u64 {
-    bytes.iter().filter(|b| **b == b'\n').count() as u64
 }
 
 impl<R: Read> Iterator for StatementQuads<R> {
