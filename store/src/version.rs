@@ -2,7 +2,7 @@
 
 /// Version of the on-disk layout. Bump it whenever a table, key or value encoding changes; a
 /// store written with another version is refused at open rather than misread.
-pub const FORMAT_VERSION: u64 = 4;
+pub const FORMAT_VERSION: u64 = 5;
 
 /// Format 1 lacks the `hash_iris` table, which a read-write open fills from the dictionary.
 pub(crate) const FORMAT_WITHOUT_HASH_IRIS: u64 = 1;
@@ -18,3 +18,10 @@ pub(crate) const FORMAT_WITHOUT_COMPACT_GRAPHS: u64 = 2;
 /// refuses a store without the table. A build of format 3 refuses a format 4 store, whose
 /// index it would not keep up to date.
 pub(crate) const FORMAT_WITHOUT_IRI_INDEX: u64 = 3;
+
+/// Format 4 lacks the `entity_rank` and `prefixes` tables, which a read-write open creates
+/// empty: the entity rank is computed by the next load or by the server in the background,
+/// and prefixes are recorded from the next loads and updates. A read-only open refuses a
+/// store without them. A build of format 4 refuses a format 5 store, whose rank it would let
+/// go stale without noticing.
+pub(crate) const FORMAT_WITHOUT_ENTITY_RANK: u64 = 4;

@@ -8,7 +8,7 @@ use crate::kv::{meta_key, open_db, StoreOptions, Table};
 use crate::stats::{decode_u64, encode_u64};
 use crate::version::{
     FORMAT_VERSION, FORMAT_WITHOUT_COMPACT_GRAPHS, FORMAT_WITHOUT_HASH_IRIS,
-    FORMAT_WITHOUT_IRI_INDEX,
+    FORMAT_WITHOUT_ENTITY_RANK, FORMAT_WITHOUT_IRI_INDEX,
 };
 use rocksdb::DB;
 use std::path::Path;
@@ -70,6 +70,14 @@ impl Database {
                     expected: FORMAT_VERSION,
                 });
             }
+            if options.read_only && !tables.iter().any(|t| t == Table::EntityRank.name()) {
+                // A store of format 4: only a read-write open upgrades it.
+                return Err(StoreError::VersionMismatch {
+                    path,
+                    found: FORMAT_WITHOUT_ENTITY_RANK,
+                    expected: FORMAT_VERSION,
+                });
+            }
         }
         let db = open_db(&path, &options).map_err(|e| match e {
             // RocksDB allows one process per store: say so plainly.
@@ -92,6 +100,12 @@ impl Database {
         };
         match read_counter(meta_key::VERSION)? {
             Some(FORMAT_VERSION) => {}
+            // Format 4 reads as it is; the open created its two new tables, empty.
+            Some(FORMAT_WITHOUT_ENTITY_RANK) => {
+                if !options.read_only {
+                    db.put_cf(meta, meta_key::VERSION, encode_u64(FORMAT_VERSION))?;
+                }
+            }
             // Formats 2 and 3 read as they are (the read-only open checked the IRI index);
             // a read-write open fills the IRI index and marks the store as the current format.
             Some(FORMAT_WITHOUT_COMPACT_GRAPHS | FORMAT_WITHOUT_IRI_INDEX) => {

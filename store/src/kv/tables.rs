@@ -39,11 +39,17 @@ pub(crate) enum Table {
     /// `I` + IRI + `TermId` and `L` + folded local name + `TermId` → nothing: every IRI in
     /// sorted order, for prefix range scans (see `iri_index`).
     IriIndex,
+    /// entity `TermId` → its entity rank (f64 little-endian, scaled so that the mean over the
+    /// ranked entities is 1): a PageRank-style link-analysis score (see `rank`).
+    EntityRank,
+    /// prefix name → namespace IRI: the prefixes declared in loaded files and updates (see
+    /// `prefixes`).
+    Prefixes,
 }
 
 impl Table {
     /// Every table, in declaration order.
-    pub(crate) const ALL: [Self; 16] = [
+    pub(crate) const ALL: [Self; 18] = [
         Self::IdToTerm,
         Self::TermToId,
         Self::Spog,
@@ -60,6 +66,8 @@ impl Table {
         Self::Meta,
         Self::HashIris,
         Self::IriIndex,
+        Self::EntityRank,
+        Self::Prefixes,
     ];
 
     /// The column family name.
@@ -81,6 +89,8 @@ impl Table {
             Self::Meta => "meta",
             Self::HashIris => "hash_iris",
             Self::IriIndex => "iri_index",
+            Self::EntityRank => "entity_rank",
+            Self::Prefixes => "prefixes",
         }
     }
 
@@ -97,7 +107,11 @@ impl Table {
     pub(crate) const fn is_keyed_by_term(self) -> bool {
         matches!(
             self,
-            Self::IdToTerm | Self::TermStats | Self::TermGraph | Self::ClassStats
+            Self::IdToTerm
+                | Self::TermStats
+                | Self::TermGraph
+                | Self::ClassStats
+                | Self::EntityRank
         )
     }
 
@@ -113,6 +127,7 @@ impl Table {
                 | Self::Spog
                 | Self::Graphs
                 | Self::HashIris
+                | Self::EntityRank
         )
     }
 }
@@ -137,6 +152,9 @@ pub(crate) mod meta_key {
     /// Unix time in milliseconds of the last write probe (written only while writes fail,
     /// to learn when they reach the disk again).
     pub(crate) const WRITE_PROBE: &[u8] = b"write_probe";
+    /// Commit sequence number the entity rank was computed at (u64 little-endian; absent
+    /// until it was computed once).
+    pub(crate) const RANK_SEQUENCE: &[u8] = b"rank_sequence";
 }
 
 /// The table that indexes quads in `permutation` order.
