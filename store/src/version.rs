@@ -2,7 +2,7 @@
 
 /// Version of the on-disk layout. Bump it whenever a table, key or value encoding changes; a
 /// store written with another version is refused at open rather than misread.
-pub const FORMAT_VERSION: u64 = 5;
+pub const FORMAT_VERSION: u64 = 6;
 
 /// Format 1 lacks the `hash_iris` table, which a read-write open fills from the dictionary.
 pub(crate) const FORMAT_WITHOUT_HASH_IRIS: u64 = 1;
@@ -25,3 +25,9 @@ pub(crate) const FORMAT_WITHOUT_IRI_INDEX: u64 = 3;
 /// store without them. A build of format 4 refuses a format 5 store, whose rank it would let
 /// go stale without noticing.
 pub(crate) const FORMAT_WITHOUT_ENTITY_RANK: u64 = 4;
+
+/// Format 5 lacks the `distinct_stats` table (distinct subjects per class, predicate and
+/// graph, see `quads::distinct`), which a read-write open computes from the indexes; older
+/// formats lack it too. A read-only open refuses a store without the table. A build of
+/// format 5 refuses a format 6 store, whose distinct counts it would let go stale.
+pub(crate) const FORMAT_WITHOUT_DISTINCT_STATS: u64 = 5;

@@ -5,7 +5,8 @@
 //! failing loads (`failures`), lenient loads that skip bad statements and keep the rest
 //! (`lenient`), crashes and reopening (`durability`), bulk loads killed midway
 //! (`killed_loads`), snapshot isolation, space reclamation (`reclaim`), graphs cleared whole
-//! (`whole_graphs`), the sorted IRI index (`iri_index`), look-ups on files larger than a
+//! (`whole_graphs`), the sorted IRI index (`iri_index`), the distinct counts of the start
+//! views against SPARQL counts (`distinct`), look-ups on files larger than a
 //! cache shard (`lookups`), the change log
 //! and backups. Shared helpers live in `support` (stores in temporary folders, dumps,
 //! isomorphism) and `oracle` (the model and the checks that compare a store with it).
@@ -20,6 +21,8 @@ mod backup;
 mod blank_nodes;
 #[path = "store/changes.rs"]
 mod changes;
+#[path = "store/distinct.rs"]
+mod distinct;
 #[path = "store/durability.rs"]
 mod durability;
 #[path = "store/failures.rs"]

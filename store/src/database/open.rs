@@ -8,7 +8,7 @@ use crate::kv::{meta_key, open_db, StoreOptions, Table};
 use crate::stats::{decode_u64, encode_u64};
 use crate::version::{
     FORMAT_VERSION, FORMAT_WITHOUT_COMPACT_GRAPHS, FORMAT_WITHOUT_HASH_IRIS,
-    FORMAT_WITHOUT_ENTITY_RANK, FORMAT_WITHOUT_IRI_INDEX,
+    FORMAT_WITHOUT_DISTINCT_STATS, FORMAT_WITHOUT_ENTITY_RANK, FORMAT_WITHOUT_IRI_INDEX,
 };
 use rocksdb::DB;
 use std::path::Path;
@@ -78,6 +78,14 @@ impl Database {
                     expected: FORMAT_VERSION,
                 });
             }
+            if options.read_only && !tables.iter().any(|t| t == Table::DistinctStats.name()) {
+                // A store of format 5: only a read-write open upgrades it.
+                return Err(StoreError::VersionMismatch {
+                    path,
+                    found: FORMAT_WITHOUT_DISTINCT_STATS,
+                    expected: FORMAT_VERSION,
+                });
+            }
         }
         let db = open_db(&path, &options).map_err(|e| match e {
             // RocksDB allows one process per store: say so plainly.
@@ -98,8 +106,21 @@ impl Database {
                 .map(|v| decode_u64(&v).map_err(StoreError::from))
                 .transpose()
         };
-        match read_counter(meta_key::VERSION)? {
+        let version = read_counter(meta_key::VERSION)?;
+        if !options.read_only && version.is_some_and(|v| v < FORMAT_VERSION) {
+            // Every older format lacks the distinct counts: they are computed below, once the
+            // store is open, and the mark makes an open interrupted before that try again.
+            db.put_cf(meta, meta_key::DISTINCT_STATS_STALE, [])?;
+        }
+        match version {
             Some(FORMAT_VERSION) => {}
+            // Format 5 reads as it is; the open created the `distinct_stats` table, empty, and
+            // computes it below.
+            Some(FORMAT_WITHOUT_DISTINCT_STATS) => {
+                if !options.read_only {
+                    db.put_cf(meta, meta_key::VERSION, encode_u64(FORMAT_VERSION))?;
+                }
+            }
             // Format 4 reads as it is; the open created its two new tables, empty.
             Some(FORMAT_WITHOUT_ENTITY_RANK) => {
                 if !options.read_only {
@@ -150,7 +171,7 @@ impl Database {
             quad_count: read_counter(meta_key::QUAD_COUNT)?.unwrap_or(0),
             term_cache: TermCache::default(),
         };
-        Ok(Self {
+        let database = Self {
             committed_sequence: AtomicU64::new(state.sequence),
             decoded: DecodedTerms::new(options.decoded_terms_bytes),
             writer: Mutex::new(state),
@@ -159,6 +180,10 @@ impl Database {
             options,
             blank_numbering,
             write_health: WriteHealth::default(),
-        })
+        };
+        if !database.options.read_only && crate::quads::distinct::is_stale(&database)? {
+            crate::quads::distinct::rebuild(&database)?;
+        }
+        Ok(database)
     }
 }

@@ -45,11 +45,15 @@ pub(crate) enum Table {
     /// prefix name → namespace IRI: the prefixes declared in loaded files and updates (see
     /// `prefixes`).
     Prefixes,
+    /// kind byte + `TermId` → distinct count (u64 little-endian): per class, predicate or
+    /// named graph, the distinct subjects or objects the start views count (see
+    /// `quads::distinct`).
+    DistinctStats,
 }
 
 impl Table {
     /// Every table, in declaration order.
-    pub(crate) const ALL: [Self; 18] = [
+    pub(crate) const ALL: [Self; 19] = [
         Self::IdToTerm,
         Self::TermToId,
         Self::Spog,
@@ -68,6 +72,7 @@ impl Table {
         Self::IriIndex,
         Self::EntityRank,
         Self::Prefixes,
+        Self::DistinctStats,
     ];
 
     /// The column family name.
@@ -91,6 +96,7 @@ impl Table {
             Self::IriIndex => "iri_index",
             Self::EntityRank => "entity_rank",
             Self::Prefixes => "prefixes",
+            Self::DistinctStats => "distinct_stats",
         }
     }
 
@@ -155,6 +161,9 @@ pub(crate) mod meta_key {
     /// Commit sequence number the entity rank was computed at (u64 little-endian; absent
     /// until it was computed once).
     pub(crate) const RANK_SEQUENCE: &[u8] = b"rank_sequence";
+    /// Present while the `distinct_stats` table must be recomputed from the indexes (an
+    /// upgrade or a bulk load not finished yet); a read-write open recomputes it.
+    pub(crate) const DISTINCT_STATS_STALE: &[u8] = b"distinct_stats_stale";
 }
 
 /// The table that indexes quads in `permutation` order.

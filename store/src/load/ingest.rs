@@ -146,6 +146,9 @@ impl IngestBatch {
             .and_then(|n| n.to_str())
             .ok_or_else(|| CorruptionError::msg("temporary folder name is not UTF-8"))?;
         self.recorded = true;
+        // The distinct counts are recomputed from the indexes once the files are in; until
+        // then they are marked stale, so a crash in between recomputes them at the next open.
+        crate::quads::distinct::mark_stale(database)?;
         db.put_cf_opt(
             database.cf(Table::Meta),
             PENDING_INGEST,
@@ -159,6 +162,7 @@ impl IngestBatch {
             )));
         }
         write_counters(database, &self.dir, &manifest)?;
+        crate::quads::distinct::rebuild(database)?;
         database.publish_sequence(state.sequence);
         Ok(())
     }
@@ -345,6 +349,7 @@ pub(crate) fn recover_interrupted_ingest(database: &Database) -> Result<(), Stor
         let dir = database.path().join(name);
         let manifest = Manifest::read(&dir)?;
         apply(database, &dir, &manifest)?;
+        crate::quads::distinct::rebuild(database)?;
         let mut state = database.lock_writer();
         *state = manifest.state;
         state.term_cache = crate::database::TermCache::default();

@@ -88,8 +88,24 @@ impl<'a> Reader<'a> {
             .expect("every table is opened with the store")
     }
 
-    fn get(&self, table: Table, key: &[u8]) -> Result<Option<Vec<u8>>, StoreError> {
+    pub(crate) fn get(&self, table: Table, key: &[u8]) -> Result<Option<Vec<u8>>, StoreError> {
         Ok(self.snapshot.get_cf(self.cf(table), key)?)
+    }
+
+    /// A raw iterator over one table of the snapshot, up to `upper_bound` (excluded).
+    pub(crate) fn raw_iterator(
+        &self,
+        table: Table,
+        upper_bound: Option<Vec<u8>>,
+    ) -> DBRawIterator<'a> {
+        self.db
+            .raw_iterator_cf_opt(self.cf(table), self.read_options(upper_bound))
+    }
+
+    /// Whether the reader sees a transaction's uncommitted changes (then the statistics,
+    /// which are committed state only, do not describe what it reads).
+    pub fn has_overlay(&self) -> bool {
+        self.overlay.is_some()
     }
 
     fn read_options(&self, upper_bound: Option<Vec<u8>>) -> ReadOptions {

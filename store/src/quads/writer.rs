@@ -486,6 +486,15 @@ impl<'a> Transaction<'a> {
             .collect();
         self.write_new_terms(&mut new_terms, &mut batch)?;
 
+        // Distinct counts (see `distinct`).
+        super::distinct::write_changes(
+            database,
+            &self.overlay,
+            rdf_type,
+            |t| self.is_new_term(t),
+            &mut batch,
+        )?;
+
         // Classes.
         class_deltas.retain(|_, delta| *delta != 0);
         let classes: Vec<TermId> = class_deltas.keys().copied().collect();

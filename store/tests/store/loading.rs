@@ -102,7 +102,7 @@ fn bulk_load_into_a_named_graph() {
 
 /// One step of a mixed workload.
 #[derive(Clone)]
-enum Step {
+pub enum Step {
     Transaction(Vec<Op>, bool),
     /// Bulk loads these quads as an N-Quads file, in chunks of the given size.
     Bulk(Vec<Quad>, usize),
@@ -126,7 +126,7 @@ fn has_blank_node(quad: &Quad) -> bool {
         || matches!(quad.graph_name, GraphName::BlankNode(_))
 }
 
-fn step() -> impl Strategy<Value = Step> {
+pub fn step() -> impl Strategy<Value = Step> {
     prop_oneof![
         (prop::collection::vec(op(), 1..8), prop::bool::weighted(0.8))
             .prop_map(|(ops, commit)| Step::Transaction(ops, commit)),

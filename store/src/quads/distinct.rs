@@ -1,0 +1,327 @@
+//! Distinct counts kept beside the quads, for the views a visitor opens first.
+//!
+//! The per-term statistics (`stats`) count quads; the faceted browser's start views count
+//! distinct entities. These are kept in the `distinct_stats` table, each under a kind byte
+//! and a term id:
+//!
+//! - [`Distinct::ClassSubjects`]: per class, the subjects with `rdf:type` it (in any graph);
+//! - [`Distinct::PredicateSubjects`]: per predicate, its distinct subjects;
+//! - [`Distinct::PredicateObjects`]: per predicate, its distinct objects that are IRIs or
+//!   blank nodes;
+//! - [`Distinct::GraphSubjects`]: per named graph, its distinct subjects;
+//! - [`Distinct::Subjects`]: the store's distinct subjects, one count under the default
+//!   graph's id.
+//!
+//! A commit finds, for every such (key, entity) pair its changed quads touch, whether the
+//! pair had a quad before and has one after — from the transaction's own quads where they
+//! decide it, else by one seek in the committed store and one in the store with the
+//! transaction on top — and moves the counts by ±1. The bulk loader and the upgrade of an
+//! older store compute the table from the indexes ([`rebuild`]).
+
+use crate::database::Database;
+use crate::encoding::{encode_term_bytes, EncodedQuad, Permutation, TermId, TermKind};
+use crate::error::{CorruptionError, StoreError};
+use crate::kv::{meta_key, Table};
+use crate::quads::overlay::Overlay;
+use crate::quads::reader::Reader;
+use crate::stats::{decode_u64, encode_u64};
+use oxrdf::vocab::rdf;
+use rocksdb::WriteBatch;
+use rustc_hash::FxHashMap;
+
+/// What one distinct count counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Distinct {
+    /// Per class: the distinct subjects having it as `rdf:type`, in any graph.
+    ClassSubjects,
+    /// Per predicate: its distinct subjects.
+    PredicateSubjects,
+    /// Per predicate: its distinct objects that are IRIs or blank nodes (not literals).
+    PredicateObjects,
+    /// Per named graph: its distinct subjects.
+    GraphSubjects,
+    /// The distinct subjects of the whole store (one count, under
+    /// [`TermId::DEFAULT_GRAPH`]).
+    Subjects,
+}
+
+impl Distinct {
+    /// Every kind.
+    pub const ALL: [Self; 5] = [
+        Self::ClassSubjects,
+        Self::PredicateSubjects,
+        Self::PredicateObjects,
+        Self::GraphSubjects,
+        Self::Subjects,
+    ];
+
+    fn byte(self) -> u8 {
+        match self {
+            Self::ClassSubjects => b'c',
+            Self::PredicateSubjects => b's',
+            Self::PredicateObjects => b'o',
+            Self::GraphSubjects => b'g',
+            Self::Subjects => b'a',
+        }
+    }
+
+    /// The table key of the count of `term`.
+    fn key(self, term: TermId) -> [u8; 9] {
+        let mut key = [0; 9];
+        key[0] = self.byte();
+        key[1..].copy_from_slice(&term.to_be_bytes());
+        key
+    }
+
+    /// The (counted term, pattern whose match decides the entity's membership) of this kind
+    /// for one quad, or `None` when the quad is not counted by this kind.
+    fn pair(self, quad: &EncodedQuad, rdf_type: Option<TermId>) -> Option<(TermId, Pattern)> {
+        let q = quad;
+        match self {
+            Self::ClassSubjects => (Some(q.predicate) == rdf_type)
+                .then_some((q.object, [Some(q.subject), Some(q.predicate), Some(q.object), None])),
+            Self::PredicateSubjects => {
+                Some((q.predicate, [Some(q.subject), Some(q.predicate), None, None]))
+            }
+            Self::PredicateObjects => is_entity(q.object)
+                .then_some((q.predicate, [None, Some(q.predicate), Some(q.object), None])),
+            Self::GraphSubjects => (!q.graph.is_default_graph())
+                .then_some((q.graph, [Some(q.subject), None, None, Some(q.graph)])),
+            Self::Subjects => Some((TermId::DEFAULT_GRAPH, [Some(q.subject), None, None, None])),
+        }
+    }
+}
+
+/// A quad pattern (subject, predicate, object, graph; `None` is a wildcard, and a wildcard
+/// graph means every graph).
+type Pattern = [Option<TermId>; 4];
+
+/// Whether a term is an IRI or a blank node.
+pub(crate) fn is_entity(term: TermId) -> bool {
+    matches!(
+        term.kind(),
+        TermKind::Iri | TermKind::MintedBlank | TermKind::NamedBlank
+    )
+}
+
+/// The id of `rdf:type` in the committed dictionary.
+fn rdf_type_id(database: &Database) -> Result<Option<TermId>, StoreError> {
+    let mut bytes = Vec::new();
+    encode_term_bytes(rdf::TYPE.into(), &mut bytes);
+    database.committed_term_id(&bytes)
+}
+
+/// Adds to `batch` the changes of the distinct counts that a commit of `overlay` makes.
+/// `rdf_type` is the id of `rdf:type` (committed or new in the transaction); `is_new` says
+/// whether an id was handed out by the transaction (no committed quad uses it).
+pub(crate) fn write_changes(
+    database: &Database,
+    overlay: &Overlay,
+    rdf_type: Option<TermId>,
+    is_new: impl Fn(TermId) -> bool,
+    batch: &mut WriteBatch,
+) -> Result<(), StoreError> {
+    // Per (kind, counted term, pattern): whether an added / a removed quad matches it.
+    let mut touched: FxHashMap<(Distinct, TermId, Pattern), (bool, bool)> = FxHashMap::default();
+    for (quads, added) in [(&overlay.added, true), (&overlay.removed, false)] {
+        for quad in quads {
+            for kind in Distinct::ALL {
+                if let Some((term, pattern)) = kind.pair(quad, rdf_type) {
+                    let seen = touched.entry((kind, term, pattern)).or_default();
+                    if added {
+                        seen.0 = true;
+                    } else {
+                        seen.1 = true;
+                    }
+                }
+            }
+        }
+    }
+    if touched.is_empty() {
+        return Ok(());
+    }
+    let before = Reader::new(database, None);
+    let after = Reader::new(database, Some(overlay));
+    let exists = |reader: &Reader<'_>, p: &Pattern| -> Result<bool, StoreError> {
+        Ok(reader
+            .quads_for_pattern(p[0], p[1], p[2], p[3])
+            .next()
+            .transpose()?
+            .is_some())
+    };
+    let mut deltas: FxHashMap<(Distinct, TermId), i64> = FxHashMap::default();
+    for ((kind, term, pattern), (added, removed)) in &touched {
+        // A removed quad was committed; a pattern with a term new in the transaction had no
+        // committed match.
+        let had = *removed
+            || (!pattern.iter().flatten().any(|t| is_new(*t)) && exists(&before, pattern)?);
+        let has = *added || exists(&after, pattern)?;
+        if had != has {
+            *deltas.entry((*kind, *term)).or_default() += if has { 1 } else { -1 };
+        }
+    }
+    deltas.retain(|_, d| *d != 0);
+    let mut keys: Vec<((Distinct, TermId), i64)> = deltas.into_iter().collect();
+    keys.sort_unstable();
+    let cf = database.cf(Table::DistinctStats);
+    let current = database.db().batched_multi_get_cf(
+        cf,
+        keys.iter().map(|((kind, term), _)| kind.key(*term)),
+        true,
+    );
+    for (((kind, term), delta), value) in keys.iter().zip(current) {
+        let old = value?.map_or(Ok(0), |v| decode_u64(&v))?;
+        let new = old.saturating_add_signed(*delta);
+        if new == 0 {
+            batch.delete_cf(cf, kind.key(*term));
+        } else {
+            batch.put_cf(cf, kind.key(*term), encode_u64(new));
+        }
+    }
+    Ok(())
+}
+
+/// Recomputes the whole table from the indexes: one pass over `spog` (subjects per predicate
+/// and per class), one over `posg` (objects per predicate) and one over `gspo` (subjects per
+/// named graph). For the upgrade of an older store and after a bulk load. Holds no lock: the
+/// caller makes sure nothing writes meanwhile.
+pub(crate) fn rebuild(database: &Database) -> Result<(), StoreError> {
+    let rdf_type = rdf_type_id(database)?;
+    let mut counts: FxHashMap<(Distinct, TermId), u64> = FxHashMap::default();
+    let db = database.db();
+    let scan = |permutation: Permutation, visit: &mut dyn FnMut(EncodedQuad)| {
+        let table = crate::kv::permutation_table(permutation);
+        let mut iter = db.raw_iterator_cf(database.cf(table));
+        iter.seek_to_first();
+        while let Some(key) = iter.key() {
+            let quad = permutation
+                .decode(key)
+                .ok_or_else(|| CorruptionError::msg("short quad key"))?;
+            visit(quad);
+            iter.next();
+        }
+        iter.status().map_err(StoreError::from)
+    };
+    // Subject-first order: a change of (subject, predicate) or (subject, type, class) is a
+    // new distinct pair.
+    let mut last: Option<EncodedQuad> = None;
+    scan(Permutation::Spog, &mut |q| {
+        if last.is_none_or(|l| l.subject != q.subject) {
+            *counts
+                .entry((Distinct::Subjects, TermId::DEFAULT_GRAPH))
+                .or_default() += 1;
+        }
+        let same_sp = last.is_some_and(|l| l.subject == q.subject && l.predicate == q.predicate);
+        if !same_sp {
+            *counts
+                .entry((Distinct::PredicateSubjects, q.predicate))
+                .or_default() += 1;
+        }
+        if Some(q.predicate) == rdf_type && !(same_sp && last.is_some_and(|l| l.object == q.object))
+        {
+            *counts.entry((Distinct::ClassSubjects, q.object)).or_default() += 1;
+        }
+        last = Some(q);
+    })?;
+    let mut last: Option<EncodedQuad> = None;
+    scan(Permutation::Posg, &mut |q| {
+        let same = last.is_some_and(|l| l.predicate == q.predicate && l.object == q.object);
+        if !same && is_entity(q.object) {
+            *counts
+                .entry((Distinct::PredicateObjects, q.predicate))
+                .or_default() += 1;
+        }
+        last = Some(q);
+    })?;
+    let mut last: Option<EncodedQuad> = None;
+    scan(Permutation::Gspo, &mut |q| {
+        let same = last.is_some_and(|l| l.graph == q.graph && l.subject == q.subject);
+        if !same && !q.graph.is_default_graph() {
+            *counts.entry((Distinct::GraphSubjects, q.graph)).or_default() += 1;
+        }
+        last = Some(q);
+    })?;
+    let mut entries: Vec<((Distinct, TermId), u64)> = counts.into_iter().collect();
+    entries.sort_unstable();
+    let cf = database.cf(Table::DistinctStats);
+    let mut batch = WriteBatch::default();
+    batch.delete_range_cf(cf, [0_u8].as_slice(), [u8::MAX; 10].as_slice());
+    for ((kind, term), count) in entries {
+        batch.put_cf(cf, kind.key(term), encode_u64(count));
+    }
+    batch.delete_cf(database.cf(Table::Meta), meta_key::DISTINCT_STATS_STALE);
+    database.write(batch, &database.write_options())?;
+    Ok(())
+}
+
+/// Marks the table as needing a [`rebuild`] (before a bulk load ingests its files), so that
+/// a load interrupted before its rebuild gets one at the next read-write open.
+pub(crate) fn mark_stale(database: &Database) -> Result<(), StoreError> {
+    database
+        .db()
+        .put_cf(database.cf(Table::Meta), meta_key::DISTINCT_STATS_STALE, [])?;
+    Ok(())
+}
+
+/// Whether the table was marked as needing a rebuild.
+pub(crate) fn is_stale(database: &Database) -> Result<bool, StoreError> {
+    Ok(database
+        .db()
+        .get_pinned_cf(database.cf(Table::Meta), meta_key::DISTINCT_STATS_STALE)?
+        .is_some())
+}
+
+impl Reader<'_> {
+    /// The distinct count of one kind for one term (0 when absent). Committed state only.
+    pub fn distinct_count(&self, kind: Distinct, term: TermId) -> Result<u64, StoreError> {
+        self.get(Table::DistinctStats, &kind.key(term))?
+            .map_or(Ok(0), |v| Ok(decode_u64(&v)?))
+    }
+
+    /// The number of distinct subjects in the store. Committed state only.
+    pub fn distinct_subjects(&self) -> Result<u64, StoreError> {
+        self.distinct_count(Distinct::Subjects, TermId::DEFAULT_GRAPH)
+    }
+
+    /// Every term with a distinct count of one kind, and its count, in id order. Costs one
+    /// scan of that kind's entries (as many as there are classes, predicates or graphs).
+    /// Committed state only.
+    pub fn distinct_counts(&self, kind: Distinct) -> Result<Vec<(TermId, u64)>, StoreError> {
+        let mut out = Vec::new();
+        let start = [kind.byte()];
+        let end = [kind.byte() + 1];
+        let mut iter = self.raw_iterator(Table::DistinctStats, Some(end.to_vec()));
+        iter.seek(start);
+        while let (Some(key), Some(value)) = (iter.key(), iter.value()) {
+            let id: [u8; 8] = key
+                .get(1..9)
+                .and_then(|k| k.try_into().ok())
+                .ok_or_else(|| CorruptionError::msg("distinct_stats key of the wrong length"))?;
+            out.push((TermId::from_be_bytes(id), decode_u64(value)?));
+            iter.next();
+        }
+        iter.status()?;
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_sort_by_kind_then_term() {
+        let a = TermId::new(TermKind::Iri, 1);
+        let b = TermId::new(TermKind::Iri, 2);
+        let keys = [
+            Distinct::ClassSubjects.key(b),
+            Distinct::PredicateSubjects.key(a),
+            Distinct::ClassSubjects.key(a),
+        ];
+        let mut sorted = keys;
+        sorted.sort_unstable();
+        assert_eq!(sorted[0], Distinct::ClassSubjects.key(a));
+        assert_eq!(sorted[1], Distinct::ClassSubjects.key(b));
+        assert!(Distinct::ALL.iter().all(|k| k.key(a)[0] == k.byte()));
+    }
+}
