@@ -10,6 +10,7 @@
 use crate::analysis::register_analyzers;
 use crate::document::{DocumentBuilder, Vocabulary};
 use crate::error::IndexError;
+use crate::progress::{BuildKind, BuildProgress, Tracker};
 use crate::schema::Fields;
 use crate::search::IndexSearcher;
 use crate::settings::IndexSettings;
@@ -68,6 +69,7 @@ pub struct TextIndex {
     progress: (Mutex<()>, Condvar),
     failure: Mutex<Option<IndexFailure>>,
     stopping: AtomicBool,
+    tracker: Tracker,
 }
 
 impl TextIndex {
@@ -114,6 +116,7 @@ impl TextIndex {
             progress: (Mutex::new(()), Condvar::new()),
             failure: Mutex::new(None),
             stopping: AtomicBool::new(false),
+            tracker: Tracker::default(),
         })
     }
 
@@ -152,6 +155,38 @@ impl TextIndex {
                 .wait_timeout(guard, deadline - now)
                 .unwrap_or_else(|e| e.into_inner())
                 .0;
+        }
+    }
+
+    /// The build or catch-up running now, with how far it has come.
+    pub fn building(&self) -> Option<BuildProgress> {
+        self.tracker.snapshot()
+    }
+
+    /// Whether searches over the committed documents answer for the store as of `sequence`.
+    ///
+    /// While the index is rebuilt (or was never built) it is not: the committed documents are
+    /// none or those of another store state, and the answer is the build's progress at once.
+    /// Otherwise this waits up to `timeout` for the follower to apply the commits up to
+    /// `sequence`; a catch-up still running then is not ready either. An index behind the
+    /// store with no build running (catching up failed: see [`TextIndex::failure`]) answers
+    /// from what it has.
+    pub fn ready_for(
+        &self,
+        sequence: SequenceNumber,
+        timeout: Duration,
+    ) -> Result<(), BuildProgress> {
+        match self.building() {
+            Some(progress) if progress.kind == BuildKind::Rebuild => return Err(progress),
+            _ => {}
+        }
+        if self.wait_for(sequence, timeout) {
+            return Ok(());
+        }
+        match (self.building(), self.applied()) {
+            (Some(progress), _) => Err(progress),
+            (None, None) => Err(BuildProgress::pending()),
+            (None, Some(_)) => Ok(()),
         }
     }
 
@@ -227,7 +262,10 @@ impl TextIndex {
         }
         // Taken after the log was read: it sees at least every commit up to `last`.
         let reader = store.reader();
+        let total = subjects.len() as u64;
         self.with_writer(|writer| {
+            let running = self.tracker.start(BuildKind::CatchUp, total);
+            let (mut done, mut entities) = (0, 0);
             let mut builder = DocumentBuilder::new(
                 &self.fields,
                 Vocabulary::resolve(&reader, &self.settings)?,
@@ -250,6 +288,7 @@ impl TextIndex {
                     Some(doc) => {
                         writer.delete_term(id);
                         writer.add_document(doc)?;
+                        entities += 1;
                     }
                     None => {
                         if searcher.doc_freq(&id)? > 0 {
@@ -257,6 +296,8 @@ impl TextIndex {
                         }
                     }
                 }
+                done += 1;
+                running.set(done, entities);
             }
             self.commit(writer, last)
         })?;
@@ -274,7 +315,9 @@ impl TextIndex {
         let start = Instant::now();
         let reader = store.reader();
         let sequence = reader.sequence()?;
+        let total = reader.quad_count()?;
         let (entities, read) = self.with_writer(|writer| {
+            let running = self.tracker.start(BuildKind::Rebuild, total);
             writer.delete_all_documents()?;
             let mut builder = DocumentBuilder::new(
                 &self.fields,
@@ -292,6 +335,7 @@ impl TextIndex {
                 }
                 let before = read;
                 read += quads.len() as u64;
+                running.set(read, entities);
                 if read / 100_000 != before / 100_000 {
                     on_progress(read);
                 }

@@ -111,6 +111,10 @@ pub enum ApiError {
     /// The text index is not open on this server.
     #[error("the text index is not available on this server")]
     SearchUnavailable,
+    /// The text index is being built or is catching up: an answer now would miss what it has
+    /// not indexed yet (an empty answer, the first time), so none is given.
+    #[error("the text index is being built ({}); retry in a moment", .0.describe())]
+    IndexBuilding(lodestone_indexer::BuildProgress),
     /// The disk holding the store is full: the write changed nothing.
     #[error("the disk holding the store is full, so nothing was written; writes resume by themselves once the operator frees space (see /health)")]
     StorageFull,
@@ -171,6 +175,7 @@ impl ApiError {
             Self::BadParameter { .. } => ("bad_parameter", StatusCode::BAD_REQUEST),
             Self::NotFound(_) => ("not_found", StatusCode::NOT_FOUND),
             Self::SearchUnavailable => ("search_unavailable", StatusCode::SERVICE_UNAVAILABLE),
+            Self::IndexBuilding(_) => ("index_building", StatusCode::SERVICE_UNAVAILABLE),
             Self::TooComplex(_) => ("too_complex", StatusCode::BAD_REQUEST),
             Self::RequestTimeout(_) => ("request_timeout", StatusCode::REQUEST_TIMEOUT),
             Self::HeaderTooLarge { .. } => (
@@ -242,6 +247,7 @@ impl IntoResponse for ApiError {
                 body["supported"] = supported.clone().into();
             }
             Self::BadParameter { name, .. } => body["parameter"] = (*name).into(),
+            Self::IndexBuilding(progress) => body["progress"] = build_progress_json(progress),
             _ => {}
         }
         let mut response = (status, axum::Json(body)).into_response();
@@ -256,10 +262,36 @@ impl IntoResponse for ApiError {
             Self::Busy | Self::BodiesInFlight { .. } => {
                 headers.insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
             }
+            Self::IndexBuilding(progress) => {
+                headers.insert(header::RETRY_AFTER, retry_after(&progress).into());
+            }
             _ => {}
         }
         response
     }
+}
+
+/// A running text index build as JSON (error bodies and `/status`): what it is, how far it
+/// has come (`done` of `total`, in `unit`), entities indexed, its rate and time so far.
+pub fn build_progress_json(progress: &lodestone_indexer::BuildProgress) -> serde_json::Value {
+    serde_json::json!({
+        "kind": progress.kind.name(),
+        "unit": progress.kind.unit(),
+        "done": progress.done,
+        "total": progress.total,
+        "entities": progress.entities,
+        "rate": progress.rate().round(),
+        "elapsed_s": (progress.elapsed.as_secs_f64() * 10.0).round() / 10.0,
+        "remaining_s": progress.remaining().map(|d| d.as_secs()),
+    })
+}
+
+/// Seconds a client should wait before asking again (`Retry-After`): a tenth of the time the build has
+/// left, between 1 and 30 (5 while that is not known).
+pub fn retry_after(progress: &lodestone_indexer::BuildProgress) -> u64 {
+    progress
+        .remaining()
+        .map_or(5, |left| (left.as_secs() / 10).clamp(1, 30))
 }
 
 #[cfg(test)]
@@ -307,6 +339,7 @@ mod tests {
             },
             ApiError::NotFound(String::new()),
             ApiError::SearchUnavailable,
+            ApiError::IndexBuilding(lodestone_indexer::BuildProgress::pending()),
         ];
         let mut codes: Vec<_> = all.iter().map(|e| e.code_and_status().0).collect();
         assert!(codes

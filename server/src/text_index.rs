@@ -1,16 +1,50 @@
 //! The text index's place in the server: where it lives (`<data>/text-index`), opening it with
 //! its follower thread for `serve` (`lodestone reindex` is in `commands::reindex`).
 
+use crate::error::ApiError;
 use crate::priority::Nice;
 use anyhow::Context;
+use lodestone_facets::model::{FacetQuery, Node};
 use lodestone_indexer::{Follower, IndexSettings, TextIndex};
-use lodestone_store::Store;
+use lodestone_store::{SequenceNumber, Store};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
 /// How often the follower looks for new commits.
 const FOLLOW_INTERVAL: Duration = Duration::from_millis(20);
+
+/// Longest wait for the index to reflect the commits made before a request.
+pub const READ_YOUR_WRITES: Duration = Duration::from_secs(3);
+
+/// Refuses text work while the index does not answer for the store as of `sequence` (being
+/// built, or a catch-up that outlasts [`READ_YOUR_WRITES`]): a 503 with the build's progress
+/// instead of an answer that misses what is not indexed yet. Blocking: it may wait.
+pub fn require_ready(index: &TextIndex, sequence: SequenceNumber) -> Result<(), ApiError> {
+    index
+        .ready_for(sequence, READ_YOUR_WRITES)
+        .map_err(ApiError::IndexBuilding)?;
+    if let Some(applied) = index.applied().filter(|applied| *applied < sequence) {
+        tracing::warn!(sequence, applied, "text index is behind the store");
+    }
+    Ok(())
+}
+
+/// [`require_ready`] for a facet query, which needs the index only when a node has text.
+pub fn require_ready_for_facets(
+    index: Option<&Arc<TextIndex>>,
+    store: &Store,
+    query: &FacetQuery,
+) -> Result<(), ApiError> {
+    fn has_text(node: &Node) -> bool {
+        node.text.as_deref().is_some_and(|t| !t.trim().is_empty())
+            || node.edges.iter().any(|edge| has_text(&edge.node))
+    }
+    match index {
+        Some(index) if has_text(&query.root) => require_ready(index, store.sequence()),
+        _ => Ok(()),
+    }
+}
 
 /// The index folder of a data folder.
 pub fn index_path(data: &Path) -> PathBuf {

@@ -231,9 +231,11 @@ async fn run(state: &AppState, query: FacetQuery) -> Result<Arc<FacetAnswer>, Ap
     let permit = state.try_permit()?;
     let store = Arc::clone(state.store());
     let engine = state.facets().clone();
+    let index = state.text_index().cloned();
     // The engine stops itself at the budget; the slot is held for a little longer so that
     // labels and writing the page can finish.
     run_blocking(state, permit, budget + Duration::from_secs(1), move |_| {
+        crate::text_index::require_ready_for_facets(index.as_ref(), &store, &query)?;
         engine
             .answer(&store, &query, budget)
             .map_err(|e| ApiError::from_facets(e, budget))

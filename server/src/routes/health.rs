@@ -148,6 +148,7 @@ async fn status(State(state): State<AppState>, headers: HeaderMap) -> Result<Res
             "hit_rate": cache.hit_rate(),
         },
         "text_index_lag_commits": metrics.text_index_lag.commits_behind(),
+        "text_index": text_index_status(&state),
         "queries_in_flight": state.in_flight(),
         "max_concurrent_queries": state.settings().max_concurrent_queries,
         "queries_queued": state.queued(),
@@ -157,6 +158,28 @@ async fn status(State(state): State<AppState>, headers: HeaderMap) -> Result<Res
         return crate::routes::ui::status::page(&state, &status);
     }
     Ok(Json(status).into_response())
+}
+
+/// The text index in `/status`: `absent` (none on this server), `building` (with the
+/// build's progress: searches answer 503 meanwhile), `catching-up` or `ready`, with its
+/// documents and the store sequence they reflect.
+fn text_index_status(state: &AppState) -> serde_json::Value {
+    let Some(index) = state.text_index() else {
+        return serde_json::json!({"state": "absent"});
+    };
+    let build = index.building();
+    let applied = index.applied();
+    let state_name = match (&build, applied) {
+        (Some(b), _) if b.kind == lodestone_indexer::BuildKind::CatchUp => "catching-up",
+        (Some(_), _) | (None, None) => "building",
+        (None, Some(_)) => "ready",
+    };
+    serde_json::json!({
+        "state": state_name,
+        "documents": index.document_count(),
+        "applied_commit": applied,
+        "build": build.as_ref().map(crate::error::build_progress_json),
+    })
 }
 
 /// The three readings of `/status`, or the first error.

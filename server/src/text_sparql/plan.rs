@@ -54,6 +54,12 @@ impl<'i, 'r, 'db> Planner<'i, 'r, 'db> {
         rest: Vec<TriplePattern>,
     ) -> Result<GraphPattern, ApiError> {
         let index = self.index.ok_or(ApiError::SearchUnavailable)?;
+        // Not while the index is being built: its hits would be none, or another state's.
+        let sequence = self
+            .reader
+            .sequence()
+            .map_err(|e| ApiError::from_store(e, std::time::Duration::ZERO))?;
+        crate::text_index::require_ready(index, sequence)?;
         let searcher = index.searcher();
         let mut tables = Vec::new();
         let mut filters = Vec::new();

@@ -746,6 +746,13 @@ impl<'a> Reader<'a> {
         Ok(())
     }
 
+    /// Quads in all graphs in this snapshot: one read of a counter, unlike
+    /// [`Reader::counts`] (for progress reports that need the total cheaply).
+    pub fn quad_count(&self) -> Result<u64, StoreError> {
+        self.get(Table::Meta, meta_key::QUAD_COUNT)?
+            .map_or(Ok(0), |v| Ok(decode_u64(&v)?))
+    }
+
     /// Sequence number of the last commit visible to this reader.
     pub fn sequence(&self) -> Result<SequenceNumber, StoreError> {
         self.get(Table::Meta, meta_key::SEQUENCE)?

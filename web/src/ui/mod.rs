@@ -3,6 +3,7 @@
 //! in `templates/ui/`, extending the shared layout.
 
 pub mod assets;
+pub mod building;
 pub mod home;
 pub mod links;
 pub mod lookup;

@@ -5,7 +5,9 @@
 //! Handlers are thin: parse the parameters (a 400 names the bad one), take an engine slot,
 //! run the search on a blocking thread, render JSON or XML. Searches see the store's commits
 //! made before the request started: the handler waits (briefly) for the index follower to
-//! reach the store's sequence number at that moment.
+//! reach the store's sequence number at that moment. While the index is being built (or a
+//! catch-up outlasts that wait) they answer 503 with the build's progress, never an empty
+//! page.
 
 mod api;
 mod candidates;
@@ -26,9 +28,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use format::{to_xml, Format};
-
-/// Longest wait for the index to reflect the commits made before a request.
-const READ_YOUR_WRITES: Duration = Duration::from_secs(3);
 
 /// Most hits one page may ask for.
 const MAX_LIMIT: usize = 1_000;
@@ -61,15 +60,14 @@ pub(crate) async fn run_blocking<T: Send + 'static>(
     let permit = state.try_permit()?;
     let store = Arc::clone(state.store());
     let target = store.sequence();
-    state.spawn_read(move || {
-        let _permit = permit;
-        if !index.wait_for(target, READ_YOUR_WRITES) {
-            tracing::warn!(target, applied = ?index.applied(), "text index is behind the store");
-        }
-        work(&store, &index)
-    })
-    .await
-    .map_err(|e| ApiError::Internal(format!("search task failed: {e}")))?
+    state
+        .spawn_read(move || {
+            let _permit = permit;
+            crate::text_index::require_ready(&index, target)?;
+            work(&store, &index)
+        })
+        .await
+        .map_err(|e| ApiError::Internal(format!("search task failed: {e}")))?
 }
 
 /// Maps an index error: a refused query is the client's (400 naming `q`), the rest internal.

@@ -6,6 +6,7 @@
 //! when the client's `Accept` header ranks `text/html` above that format, so curl and SPARQL
 //! clients keep their JSON and results (see [`prefers_html`]).
 
+mod building;
 mod home;
 mod lookup;
 mod names;

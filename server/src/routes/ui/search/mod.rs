@@ -70,9 +70,12 @@ pub(super) async fn search(
     let budget = Duration::from_millis(search.timeout_ms).min(state.settings().query_timeout);
     let permit = state.try_permit()?;
     let reading = state.clone();
+    let text_query = queries.0.clone();
+    let (words, again) = (search.text.clone(), search.href());
     let page = run_page(&state, move || {
         let _permit = permit;
         let store = reading.store();
+        crate::text_index::require_ready_for_facets(reading.text_index(), store, &text_query)?;
         let engine = reading.facets();
         let run = |q: &FacetQuery| {
             engine
@@ -91,8 +94,14 @@ pub(super) async fn search(
         let mut names = Names::new(&reader, index, &prefixes);
         render(&reading, &search, &answers, &mut names)
     })
-    .await?;
-    html(StatusCode::OK, page.to_html())
+    .await;
+    match page {
+        Ok(page) => html(StatusCode::OK, page.to_html()),
+        Err(ApiError::IndexBuilding(progress)) => {
+            super::building::page(&state, &progress, &words, &again)
+        }
+        Err(error) => Err(error),
+    }
 }
 
 /// The results of the entities answer: label, classes and snippet from the text index (when
