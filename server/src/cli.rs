@@ -80,6 +80,14 @@ pub struct LoadArgs {
     /// Quads held in memory before a chunk is sorted and written (about 70 bytes each).
     #[arg(long, default_value_t = 20_000_000)]
     pub chunk_quads: usize,
+    /// Leave the text index as it is: the next `serve` builds or extends it in the
+    /// background (searches answer 503 until then).
+    #[arg(long)]
+    pub no_text_index: bool,
+    /// Config file whose `[search]` settings the text index is built with, as `serve` would
+    /// [default: ./lodestone.toml if it exists]
+    #[arg(long, env = "LODESTONE_CONFIG", value_name = "FILE")]
+    pub config: Option<PathBuf>,
     /// Files to load; `-` reads standard input.
     #[arg(required = true)]
     pub files: Vec<String>,

@@ -13,6 +13,10 @@ use std::time::{Duration, Instant};
 /// `lodestone load`.
 pub(super) fn load(args: LoadArgs) -> anyhow::Result<()> {
     let store = open_store(&args.data, true)?;
+    // Read before the load, so that a bad config file fails it before it starts.
+    let text_index = (!args.no_text_index)
+        .then(|| crate::config::search_settings(args.config.as_deref()))
+        .transpose()?;
     let graph = args
         .graph
         .as_deref()
@@ -59,6 +63,9 @@ pub(super) fn load(args: LoadArgs) -> anyhow::Result<()> {
         if unlisted > 0 {
             println!("  … and {unlisted} more");
         }
+    }
+    if let Some(settings) = text_index {
+        super::load_index::build(&store, &args.data.data, settings)?;
     }
     Ok(())
 }

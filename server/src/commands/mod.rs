@@ -5,6 +5,7 @@
 mod backup;
 mod dump;
 mod load;
+mod load_index;
 mod reindex;
 mod restore;
 mod serve;
