@@ -30,6 +30,8 @@ pub enum Command {
     Reindex(ReindexArgs),
     /// Put a backup in place as the store folder (which must be missing or empty).
     Restore(RestoreArgs),
+    /// Compute the entity rank now (`load` does after loading; `serve` keeps it current).
+    Rank(DataArgs),
 }
 
 /// The store folder, shared by every command.

@@ -18,6 +18,7 @@ pub mod federation;
 pub mod listener;
 pub mod page_cache;
 pub mod priority;
+pub mod rank_keeper;
 pub mod respond;
 pub mod routes;
 mod sample;

@@ -10,6 +10,8 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 use std::future::Future;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::TcpListener;
 
@@ -39,6 +41,11 @@ pub async fn serve_listener(
     let write_timeout = settings.write_timeout;
     let limits = ConnectionLimits::new(settings.max_connections, settings.max_connections_per_peer);
     let probe = tokio::spawn(crate::write_probe::watch(state.clone()));
+    let rank_stop = Arc::new(AtomicBool::new(false));
+    let rank = tokio::spawn(crate::rank_keeper::watch(
+        state.clone(),
+        Arc::clone(&rank_stop),
+    ));
     let service = TowerToHyperService::new(app(state));
     let connections = GracefulShutdown::new();
     tokio::pin!(shutdown);
@@ -76,6 +83,8 @@ pub async fn serve_listener(
     }
     drop(listener);
     probe.abort();
+    rank_stop.store(true, Ordering::Relaxed);
+    rank.abort();
     if tokio::time::timeout(SHUTDOWN_GRACE, connections.shutdown())
         .await
         .is_err()

@@ -104,6 +104,22 @@ impl Store {
         Ok(())
     }
 
+    /// Computes the entity rank (see [`crate::rank`]) of the committed store and stores it
+    /// with the statistics. Reads every quad once; runs beside readers and writers (commits
+    /// made meanwhile are left to the next computation). Returns `None`, storing nothing, if
+    /// `stop` was set meanwhile.
+    pub fn compute_entity_rank(
+        &self,
+        stop: &std::sync::atomic::AtomicBool,
+    ) -> Result<Option<crate::RankReport>, StoreError> {
+        crate::rank::compute(&self.database, stop)
+    }
+
+    /// Which commit the stored entity rank describes, and the store's state now.
+    pub fn entity_rank_state(&self) -> Result<crate::RankState, StoreError> {
+        crate::rank::state(&self.database)
+    }
+
     /// Disk and memory use of every table.
     pub fn index_usage(&self) -> Result<Vec<IndexUsage>, StoreError> {
         let db = self.database.db();

@@ -64,6 +64,7 @@ pub(super) fn load(args: LoadArgs) -> anyhow::Result<()> {
             println!("  … and {unlisted} more");
         }
     }
+    super::rank::compute(&store)?;
     if let Some(settings) = text_index {
         super::load_index::build(&store, &args.data.data, settings)?;
     }

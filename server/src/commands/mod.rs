@@ -6,6 +6,7 @@ mod backup;
 mod dump;
 mod load;
 mod load_index;
+mod rank;
 mod reindex;
 mod restore;
 mod serve;
@@ -25,6 +26,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Dump(args) => dump::dump(args),
         Command::Backup(args) => backup::backup(&args),
         Command::Reindex(args) => reindex::reindex(&args),
+        Command::Rank(args) => rank::rank(&args),
         Command::Restore(args) => restore::restore(&args.source, &args.data.data),
     }
 }

@@ -382,6 +382,7 @@ impl Config {
                 read_nice,
                 large_write_nice,
                 background_nice,
+                rank_upkeep: crate::settings::RankUpkeep::default(),
             },
             config_file: None,
             text_index: {

@@ -5,10 +5,12 @@
 //! them by hand; the state, extractors and routes read them.
 
 mod pages;
+mod rank;
 mod service;
 mod size;
 
 pub use pages::{PageSettings, DEFAULT_PAGE_SIZE};
+pub use rank::RankUpkeep;
 pub use service::ServicePolicy;
 pub use size::ByteSize;
 
@@ -116,6 +118,8 @@ pub struct ServerSettings {
     pub large_write_nice: Nice,
     /// CPU priority of the text index's upkeep and the store's flushes and compactions.
     pub background_nice: Nice,
+    /// When the entity rank is recomputed (see [`crate::rank_keeper`]).
+    pub rank_upkeep: RankUpkeep,
 }
 
 impl Default for ServerSettings {
@@ -146,6 +150,7 @@ impl Default for ServerSettings {
             read_nice: Nice::READ,
             large_write_nice: Nice::LOWEST,
             background_nice: Nice::LOWEST,
+            rank_upkeep: RankUpkeep::default(),
         }
     }
 }

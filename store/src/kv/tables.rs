@@ -161,6 +161,8 @@ pub(crate) mod meta_key {
     /// Commit sequence number the entity rank was computed at (u64 little-endian; absent
     /// until it was computed once).
     pub(crate) const RANK_SEQUENCE: &[u8] = b"rank_sequence";
+    /// Number of quads in the store when the entity rank was computed (u64 little-endian).
+    pub(crate) const RANK_QUADS: &[u8] = b"rank_quads";
     /// Present while the `distinct_stats` table must be recomputed from the indexes (an
     /// upgrade or a bulk load not finished yet); a read-write open recomputes it.
     pub(crate) const DISTINCT_STATS_STALE: &[u8] = b"distinct_stats_stale";

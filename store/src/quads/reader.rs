@@ -543,6 +543,21 @@ impl<'a> Reader<'a> {
             .collect()
     }
 
+    /// The entity rank of many terms at once (see [`crate::rank`]), in the order given: 0 for
+    /// a term without one (not an IRI, linked to no other IRI, or not ranked yet).
+    pub fn entity_ranks(&self, terms: &[TermId]) -> Result<Vec<f64>, StoreError> {
+        self.db
+            .batched_multi_get_cf_opt(
+                self.cf(Table::EntityRank),
+                terms.iter().map(|t| t.to_be_bytes()),
+                false,
+                &self.read_options(None),
+            )
+            .into_iter()
+            .map(|value| crate::rank::decode_score(value?.as_deref()))
+            .collect()
+    }
+
     /// An iterator over the entries of `table` under `prefix` (the table's prefix-extractor
     /// length), in prefix mode so that prefix bloom filters skip files without it; positioned
     /// on the first entry.

@@ -1,0 +1,382 @@
+//! Entity rank: a PageRank-style link-analysis score per entity, kept with the statistics.
+//!
+//! The graph is every IRI→IRI link of the store: a quad whose subject and object are both
+//! IRIs (and differ) is a link from the subject to the object, whatever its predicate and
+//! graph; the same subject, predicate and object in several graphs is one link. The nodes are
+//! the IRIs at either end of a link. The score is the stationary distribution of a random
+//! surfer who follows a link with probability [`DAMPING`] (0.85) and jumps to any node
+//! otherwise; the mass of nodes without outgoing links (*dangling* nodes: most objects) is
+//! spread over every node, so the scores always sum to one. Iteration stops after
+//! [`MAX_ITERATIONS`] rounds or once the scores move by less than [`TOLERANCE`] in total.
+//!
+//! Stored scores are multiplied by the number of nodes, so that the mean is 1 whatever the
+//! store's size: an entity with 20 is twenty times as central as the average linked entity.
+//! IRIs without any link to another IRI have no entry (read as 0).
+//!
+//! Cost: one scan of `spog` (every quad, in subject order, so each subject's links arrive
+//! together). Memory is bounded by the link graph, not by the store: term ids are compacted
+//! to dense `u32` node numbers (a hash map of about 24 bytes per node), the links are held
+//! as compressed sparse rows grouped by source (4 bytes per link, 12 bytes per source), and
+//! the iteration keeps two `f64` score vectors and an out-degree (20 bytes per node). That
+//! is 4 bytes per link and about 56 bytes per linked entity. Each iteration reads every link
+//! once.
+
+use crate::changes::SequenceNumber;
+use crate::database::Database;
+use crate::encoding::{TermId, TermKind};
+use crate::error::{CorruptionError, StoreError};
+use crate::kv::{meta_key, Table};
+use crate::quads::reader::Reader;
+use crate::stats::{decode_u64, encode_u64};
+use rocksdb::WriteBatch;
+use rustc_hash::FxHashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+/// Probability that the surfer follows a link rather than jumping anywhere.
+pub const DAMPING: f64 = 0.85;
+/// The most rounds of the power iteration.
+pub const MAX_ITERATIONS: u32 = 20;
+/// Sum of the absolute score changes (scores summing to 1) below which the iteration stops.
+pub const TOLERANCE: f64 = 1e-7;
+/// Entries written per batch when the scores are stored.
+const WRITE_BATCH_ENTRIES: usize = 100_000;
+/// Quads read between two looks at the stop flag.
+const QUADS_PER_STOP_CHECK: u64 = 1 << 20;
+
+/// What one computation of the entity rank did.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct RankReport {
+    /// The commit the rank describes.
+    pub sequence: SequenceNumber,
+    /// Quads read.
+    pub quads: u64,
+    /// Distinct IRI→IRI links.
+    pub links: u64,
+    /// Linked IRIs: the entities given a score.
+    pub entities: u64,
+    /// Rounds of the power iteration.
+    pub iterations: u32,
+    /// Total score change in the last round (scores summing to 1).
+    pub residual: f64,
+    /// Bytes the link graph and scores took in memory (the estimate the module documents).
+    pub memory_bytes: u64,
+    /// Milliseconds reading the links.
+    pub read_ms: u64,
+    /// Milliseconds iterating.
+    pub iterate_ms: u64,
+    /// Milliseconds storing the scores.
+    pub write_ms: u64,
+}
+
+/// Which state of the store the stored entity rank describes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RankState {
+    /// The commit it was computed at; `None` if it never was.
+    pub sequence: Option<SequenceNumber>,
+    /// The number of quads then.
+    pub quads: u64,
+    /// The store's last commit now.
+    pub store_sequence: SequenceNumber,
+    /// The number of quads in the store now.
+    pub store_quads: u64,
+}
+
+/// The link graph as compressed sparse rows grouped by source.
+#[derive(Default)]
+struct LinkGraph {
+    /// Dense node number of each term.
+    nodes: FxHashMap<TermId, u32>,
+    /// Node number of each source, in scan order.
+    sources: Vec<u32>,
+    /// Where each source's targets start in `targets` (one more entry than `sources`).
+    starts: Vec<u64>,
+    /// Target node numbers.
+    targets: Vec<u32>,
+}
+
+impl LinkGraph {
+    fn node(&mut self, term: TermId) -> Result<u32, StoreError> {
+        let next = u32::try_from(self.nodes.len())
+            .map_err(|_| CorruptionError::msg("more than 2^32 linked entities to rank"))?;
+        Ok(*self.nodes.entry(term).or_insert(next))
+    }
+
+    fn memory_bytes(&self) -> u64 {
+        let nodes = self.nodes.len() as u64;
+        // Hash map entries (with its spare capacity), two score vectors and out-degrees.
+        nodes * 24 + nodes * 20 + self.sources.len() as u64 * 12 + self.targets.len() as u64 * 4
+    }
+}
+
+/// Reads every IRI→IRI link of the committed store.
+fn read_links(
+    reader: &Reader<'_>,
+    stop: &AtomicBool,
+    report: &mut RankReport,
+) -> Result<Option<LinkGraph>, StoreError> {
+    let mut graph = LinkGraph::default();
+    let mut current: Option<TermId> = None;
+    let mut last: Option<(TermId, TermId, TermId)> = None;
+    for quad in reader.quads_for_pattern(None, None, None, None) {
+        let quad = quad?;
+        report.quads += 1;
+        if report.quads % QUADS_PER_STOP_CHECK == 0 && stop.load(Ordering::Relaxed) {
+            return Ok(None);
+        }
+        let (s, p, o) = (quad.subject, quad.predicate, quad.object);
+        if s.kind() != TermKind::Iri || o.kind() != TermKind::Iri || s == o {
+            continue;
+        }
+        // SPOG order: the same link in several graphs comes in a row.
+        if last == Some((s, p, o)) {
+            continue;
+        }
+        last = Some((s, p, o));
+        if current != Some(s) {
+            current = Some(s);
+            let source = graph.node(s)?;
+            graph.sources.push(source);
+            graph.starts.push(graph.targets.len() as u64);
+        }
+        let target = graph.node(o)?;
+        graph.targets.push(target);
+    }
+    graph.starts.push(graph.targets.len() as u64);
+    report.links = graph.targets.len() as u64;
+    report.entities = graph.nodes.len() as u64;
+    Ok(Some(graph))
+}
+
+/// The power iteration: scores summing to 1, one per node.
+fn iterate(graph: &LinkGraph, stop: &AtomicBool, report: &mut RankReport) -> Option<Vec<f64>> {
+    let n = graph.nodes.len();
+    if n == 0 {
+        return Some(Vec::new());
+    }
+    #[allow(clippy::cast_precision_loss)] // node counts are far below 2^52
+    let nodes = n as f64;
+    let mut out_degree = vec![0_u32; n];
+    for (i, &source) in graph.sources.iter().enumerate() {
+        let degree = graph.starts[i + 1] - graph.starts[i];
+        out_degree[source as usize] = u32::try_from(degree).unwrap_or(u32::MAX);
+    }
+    let mut scores = vec![1.0 / nodes; n];
+    let mut next = vec![0.0; n];
+    for round in 1..=MAX_ITERATIONS {
+        if stop.load(Ordering::Relaxed) {
+            return None;
+        }
+        let dangling: f64 = scores
+            .iter()
+            .zip(&out_degree)
+            .filter(|(_, &d)| d == 0)
+            .map(|(s, _)| s)
+            .sum();
+        let base = (1.0 - DAMPING) / nodes + DAMPING * dangling / nodes;
+        next.fill(base);
+        for (i, &source) in graph.sources.iter().enumerate() {
+            let (from, to) = (graph.starts[i], graph.starts[i + 1]);
+            let targets = &graph.targets[from as usize..to as usize];
+            #[allow(clippy::cast_precision_loss)]
+            let share = DAMPING * scores[source as usize] / targets.len() as f64;
+            for &target in targets {
+                next[target as usize] += share;
+            }
+        }
+        report.residual = scores.iter().zip(&next).map(|(a, b)| (a - b).abs()).sum();
+        std::mem::swap(&mut scores, &mut next);
+        report.iterations = round;
+        if report.residual < TOLERANCE {
+            break;
+        }
+    }
+    Some(scores)
+}
+
+/// Computes the entity rank of the committed store and stores it, replacing the previous one
+/// entry by entry (readers see the old or the new score of an entity, never none). Returns
+/// `None`, storing nothing, if `stop` was set meanwhile.
+pub(crate) fn compute(
+    database: &Database,
+    stop: &AtomicBool,
+) -> Result<Option<RankReport>, StoreError> {
+    let mut report = RankReport::default();
+    let started = Instant::now();
+    let reader = Reader::new(database, None);
+    report.sequence = reader.sequence()?;
+    let Some(graph) = read_links(&reader, stop, &mut report)? else {
+        return Ok(None);
+    };
+    drop(reader);
+    report.memory_bytes = graph.memory_bytes();
+    report.read_ms = elapsed_ms(started);
+    let iterating = Instant::now();
+    let Some(scores) = iterate(&graph, stop, &mut report) else {
+        return Ok(None);
+    };
+    report.iterate_ms = elapsed_ms(iterating);
+    let writing = Instant::now();
+    store_scores(
+        database,
+        &graph.nodes,
+        &scores,
+        report.sequence,
+        report.quads,
+    )?;
+    report.write_ms = elapsed_ms(writing);
+    Ok(Some(report))
+}
+
+fn elapsed_ms(since: Instant) -> u64 {
+    u64::try_from(since.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
+
+/// Writes the new scores, deletes the entries of entities no longer linked, and records the
+/// commit the scores describe.
+fn store_scores(
+    database: &Database,
+    nodes: &FxHashMap<TermId, u32>,
+    scores: &[f64],
+    sequence: SequenceNumber,
+    quads: u64,
+) -> Result<(), StoreError> {
+    let cf = database.cf(Table::EntityRank);
+    #[allow(clippy::cast_precision_loss)]
+    let scale = scores.len() as f64;
+    let options = database.write_options();
+    let mut batch = WriteBatch::default();
+    // In key order: sequential inserts into the memtable and one sorted run per flush.
+    let mut sorted: Vec<(TermId, u32)> = nodes.iter().map(|(&t, &n)| (t, n)).collect();
+    sorted.sort_unstable_by_key(|&(term, _)| term.as_u64());
+    for (term, node) in sorted {
+        batch.put_cf(
+            cf,
+            term.to_be_bytes(),
+            (scores[node as usize] * scale).to_le_bytes(),
+        );
+        if batch.len() >= WRITE_BATCH_ENTRIES {
+            database.write(std::mem::take(&mut batch), &options)?;
+        }
+    }
+    let mut iter = database.db().raw_iterator_cf(cf);
+    iter.seek_to_first();
+    while let Some(key) = iter.key() {
+        let term = <[u8; 8]>::try_from(key)
+            .map(TermId::from_be_bytes)
+            .map_err(|_| CorruptionError::msg("entity_rank key of the wrong length"))?;
+        if !nodes.contains_key(&term) {
+            batch.delete_cf(cf, key);
+            if batch.len() >= WRITE_BATCH_ENTRIES {
+                database.write(std::mem::take(&mut batch), &options)?;
+            }
+        }
+        iter.next();
+    }
+    iter.status()?;
+    let meta = database.cf(Table::Meta);
+    batch.put_cf(meta, meta_key::RANK_SEQUENCE, encode_u64(sequence));
+    batch.put_cf(meta, meta_key::RANK_QUADS, encode_u64(quads));
+    database.write(batch, &options)
+}
+
+/// A stored score: 0 when absent.
+pub(crate) fn decode_score(value: Option<&[u8]>) -> Result<f64, StoreError> {
+    match value {
+        Some(bytes) => <[u8; 8]>::try_from(bytes)
+            .map(f64::from_le_bytes)
+            .map_err(|_| CorruptionError::msg("entity_rank value of the wrong length").into()),
+        None => Ok(0.0),
+    }
+}
+
+/// Which commit the stored rank describes, and the store's state now.
+pub(crate) fn state(database: &Database) -> Result<RankState, StoreError> {
+    let meta = database.cf(Table::Meta);
+    let read = |key: &[u8]| -> Result<Option<u64>, StoreError> {
+        database
+            .db()
+            .get_cf(meta, key)?
+            .map(|v| decode_u64(&v).map_err(StoreError::from))
+            .transpose()
+    };
+    Ok(RankState {
+        sequence: read(meta_key::RANK_SEQUENCE)?,
+        quads: read(meta_key::RANK_QUADS)?.unwrap_or(0),
+        store_sequence: read(meta_key::SEQUENCE)?.unwrap_or(0),
+        store_quads: read(meta_key::QUAD_COUNT)?.unwrap_or(0),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn graph_of(links: &[(u64, u64)]) -> LinkGraph {
+        let mut graph = LinkGraph::default();
+        let mut current = None;
+        for &(s, o) in links {
+            let s = TermId::new(TermKind::Iri, s);
+            if current != Some(s) {
+                current = Some(s);
+                let source = graph.node(s).unwrap();
+                graph.sources.push(source);
+                graph.starts.push(graph.targets.len() as u64);
+            }
+            let target = graph.node(TermId::new(TermKind::Iri, o)).unwrap();
+            graph.targets.push(target);
+        }
+        graph.starts.push(graph.targets.len() as u64);
+        graph
+    }
+
+    fn score(graph: &LinkGraph, scores: &[f64], term: u64) -> f64 {
+        scores[graph.nodes[&TermId::new(TermKind::Iri, term)] as usize]
+    }
+
+    #[test]
+    fn scores_sum_to_one_and_follow_the_links() {
+        // 1, 2 and 3 link to 4; 4 links to 5; 5 is dangling.
+        let graph = graph_of(&[(1, 4), (2, 4), (3, 4), (4, 5)]);
+        let mut report = RankReport::default();
+        let scores = iterate(&graph, &AtomicBool::new(false), &mut report).unwrap();
+        let total: f64 = scores.iter().sum();
+        assert!((total - 1.0).abs() < 1e-9, "{total}");
+        assert!(score(&graph, &scores, 4) > score(&graph, &scores, 1));
+        assert!(score(&graph, &scores, 5) > score(&graph, &scores, 4));
+        assert!((score(&graph, &scores, 1) - score(&graph, &scores, 3)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_cycle_ranks_every_node_alike() {
+        let graph = graph_of(&[(1, 2), (2, 3), (3, 1)]);
+        let mut report = RankReport::default();
+        let scores = iterate(&graph, &AtomicBool::new(false), &mut report).unwrap();
+        for s in &scores {
+            assert!((s - 1.0 / 3.0).abs() < 1e-9, "{scores:?}");
+        }
+        assert!(report.residual < TOLERANCE);
+    }
+
+    #[test]
+    fn matches_the_closed_form_of_a_star() {
+        // n leaves all linking to one hub, which is dangling: with teleport t = (1-d)/N and
+        // dangling mass spread evenly, leaf = t + d*hub/N and hub = leaf + d*n*leaf.
+        let links: Vec<(u64, u64)> = (1..=4).map(|i| (i, 100)).collect();
+        let graph = graph_of(&links);
+        let mut report = RankReport::default();
+        let scores = iterate(&graph, &AtomicBool::new(false), &mut report).unwrap();
+        let (n, d) = (4.0, DAMPING);
+        let leaf = score(&graph, &scores, 1);
+        let hub = score(&graph, &scores, 100);
+        assert!((hub - (leaf + d * n * leaf)).abs() < 1e-6, "{leaf} {hub}");
+        assert!((n * leaf + hub - 1.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_stop_leaves_the_iteration() {
+        let graph = graph_of(&[(1, 2)]);
+        let mut report = RankReport::default();
+        assert!(iterate(&graph, &AtomicBool::new(true), &mut report).is_none());
+    }
+}
