@@ -210,7 +210,13 @@ impl<'f> DocumentBuilder<'f> {
             return Ok(None);
         };
         doc.add_u64(f.id, subject.as_u64());
-        doc.add_u64(f.rank, reader.usage(subject)?.as_object);
+        let entity_rank = reader
+            .entity_ranks(&[subject])?
+            .first()
+            .copied()
+            .unwrap_or(0.0);
+        let used = crate::popularity::weight_of_use(&reader.usage(subject)?, entity_rank);
+        doc.add_u64(f.rank, crate::popularity::to_field(used));
         doc.add_text(f.iri, iri.as_str());
         for label in &exact_labels {
             doc.add_text(f.label_exact, label);

@@ -16,6 +16,7 @@ mod follower;
 mod hits;
 mod index;
 mod marks;
+pub mod popularity;
 mod progress;
 mod query;
 mod schema;

@@ -11,6 +11,7 @@ use crate::analysis::{stem_analyzer_name, stemmed_language, words, FOLD, LONGEST
 use crate::document::Vocabulary;
 use crate::entity::{EntityText, LabelChoice};
 use crate::error::IndexError;
+use crate::popularity::from_field;
 use crate::query::{QueryPart, UserQuery};
 use crate::schema::Fields;
 use crate::settings::IndexSettings;
@@ -380,7 +381,8 @@ impl<'a> IndexSearcher<'a> {
             .ok_or_else(|| IndexError::Corrupt("a document without an id".into()))
     }
 
-    /// The score tweak: text score × (1 + rank_weight · ln(1 + in-degree)).
+    /// The score tweak: text score × (1 + rank_weight · ln(1 + weight of use)), the weight of
+    /// use as `crate::popularity` defines it (references, √description, entity rank).
     pub(crate) fn rank_tweak(
         &self,
     ) -> impl Fn(&SegmentReader) -> Box<dyn Fn(tantivy::DocId, f32) -> f32> + Send + Sync + 'static
@@ -389,17 +391,18 @@ impl<'a> IndexSearcher<'a> {
         move |segment: &SegmentReader| {
             let column = segment.fast_fields().u64("rank").ok();
             Box::new(move |doc, score| {
-                let rank = column.as_ref().and_then(|c| c.first(doc)).unwrap_or(0);
-                // The +1 lets pure filters (score 0) still order by rank.
-                (score + 1e-3) * (1.0 + weight * (rank as f32).ln_1p())
+                let used = from_field(column.as_ref().and_then(|c| c.first(doc)).unwrap_or(0));
+                // The +1e-3 lets pure filters (score 0) still order by popularity.
+                (score + 1e-3) * (1.0 + weight * used.ln_1p())
             })
         }
     }
 
     /// Type-ahead's score: `(1 + exact · min(1, ln(1 + rank) / ln(1 + 100))) × (1 +
-    /// rank_weight · ln(1 + rank))`, where `exact` is 1 for a label equal to the typed text
-    /// (the query's only scoring clause) and rank is the in-degree. An exact label doubles the
-    /// score of an entity referenced 100 times or more and adds little to one referenced once,
+    /// rank_weight · ln(1 + w))`, where `exact` is 1 for a label equal to the typed text
+    /// (the query's only scoring clause) and `w` is the weight of use (`crate::popularity`).
+    /// An exact label doubles the score of an entity of weight 100 or more and adds little to
+    /// one used once,
     /// so that one-use fragments labelled `Athe…` do not outrank Athens (448 references).
     fn autocomplete_tweak(
         &self,
@@ -410,8 +413,8 @@ impl<'a> IndexSearcher<'a> {
         move |segment: &SegmentReader| {
             let column = segment.fast_fields().u64("rank").ok();
             Box::new(move |doc, exact| {
-                let rank = column.as_ref().and_then(|c| c.first(doc)).unwrap_or(0);
-                let damped = (rank as f32).ln_1p();
+                let used = from_field(column.as_ref().and_then(|c| c.first(doc)).unwrap_or(0));
+                let damped = used.ln_1p();
                 let boost = exact * (damped / FULL_BOOST_RANK.ln_1p()).min(1.0);
                 (1.0 + boost) * (1.0 + weight * damped)
             })
@@ -499,7 +502,7 @@ impl<'a> IndexSearcher<'a> {
                         let mut any: Vec<(Occur, Box<dyn Query>)> = vec![
                             (
                                 Occur::Should,
-                                boost(self.term_query(f.label, token), w.label_boost),
+                                const_score(self.term_query(f.label, token), w.label_word_score),
                             ),
                             (Occur::Should, self.term_query(f.text, token)),
                         ];
@@ -512,14 +515,16 @@ impl<'a> IndexSearcher<'a> {
                             }
                         }
                         if token.chars().count() >= 5 {
-                            for field in [f.label, f.text] {
-                                let fuzzy = FuzzyTermQuery::new(
+                            let fuzzy = |field| {
+                                Box::new(FuzzyTermQuery::new(
                                     IndexTerm::from_field_text(field, token),
                                     1,
                                     true,
-                                );
-                                any.push((Occur::Should, boost(Box::new(fuzzy), w.fuzzy_boost)));
-                            }
+                                ))
+                            };
+                            let label_score = w.label_word_score * w.fuzzy_boost;
+                            any.push((Occur::Should, const_score(fuzzy(f.label), label_score)));
+                            any.push((Occur::Should, boost(fuzzy(f.text), w.fuzzy_boost)));
                         }
                         clauses.push((Occur::Must, Box::new(BooleanQuery::new(any))));
                     }

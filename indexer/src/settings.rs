@@ -29,15 +29,21 @@ pub struct IndexSettings {
 
 /// The weights of the ranking formula (documented in `docs/architecture.md`):
 ///
-/// `score = bm25(label × label_boost, text, stemmed × stem_boost, fuzzy × fuzzy_boost)
+/// `score = Σ per word [label_word_score if a label has it (× fuzzy_boost within one edit)]
+///            + bm25(text, stemmed × stem_boost, fuzzy × fuzzy_boost)
 ///          + exact_label_boost [label equals the query]
 ///          + prefix_label_boost [a label word starts with the last query word]
 ///          + proximity_boost × bm25(words within `proximity_slop` of one another)`
-/// then `× (1 + rank_weight · ln(1 + in-degree))`.
+/// then `× (1 + rank_weight · ln(1 + w))`, `w` the weight of use (`crate::popularity`:
+/// references + √statements describing it + entity rank). A label word scores a constant
+/// rather than BM25: an entity labelled in thirty languages is not less relevant than one
+/// labelled once, which BM25's length normalisation of the label field would make it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RankingWeights {
-    /// Multiplier of matches in labels over matches in other literal text.
+    /// Multiplier of phrase and prefix matches in labels over those in other literal text.
     pub label_boost: f32,
+    /// Score of a query word found in a label (whatever the label's length).
+    pub label_word_score: f32,
     /// Multiplier of matches of the stemmed words.
     pub stem_boost: f32,
     /// Multiplier of typo-tolerant matches (words of 5+ letters, one edit).
@@ -50,7 +56,7 @@ pub struct RankingWeights {
     pub proximity_boost: f32,
     /// Words apart that still count as "close together".
     pub proximity_slop: u32,
-    /// Weight of the entity's in-degree.
+    /// Weight of the entity's damped weight of use (`k` of `crate::popularity`).
     pub rank_weight: f32,
 }
 
@@ -58,6 +64,7 @@ impl Default for RankingWeights {
     fn default() -> Self {
         Self {
             label_boost: 3.0,
+            label_word_score: 12.0,
             stem_boost: 0.5,
             fuzzy_boost: 0.3,
             exact_label_boost: 10.0,

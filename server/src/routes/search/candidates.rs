@@ -13,10 +13,11 @@
 //!
 //! Score (docs/api.md, "Lookup ranking"): `match weight × (1 + 0.2·ln(1 + weight of use))`,
 //! DBpedia Lookup's `1 + 0.1·ln(1 + refCount)` with twice its slope (at 0.1 a thing used
-//! hundreds of times barely outranks a page used once). The weight of use counts the quads
-//! that use the IRI other than to describe it (as object, predicate or graph name) plus the
-//! square root of those describing it (as subject), so that a well described entity counts
-//! but a long description does not outweigh references. The match weights are exact IRI 16,
+//! hundreds of times barely outranks a page used once). The weight of use
+//! (`lodestone_indexer::popularity`) counts the quads that use the IRI other than to describe
+//! it (as object, predicate or graph name), plus the square root of those describing it (as
+//! subject), so that a well described entity counts but a long description does not outweigh
+//! references, plus its entity rank (link analysis, mean 1 over linked entities). The match weights are exact IRI 16,
 //! IRI prefix 4, local-name prefix 3, label words `2 × (0.5 + 0.5 × text score / best text
 //! score)`, and exact name (a local name or label equal to the text) `2 + 6 × g`, `g` the
 //! damped weight of use relative to that of 100 uses (at most 1): an exact name is worth up
@@ -25,6 +26,7 @@
 
 use super::index_error;
 use crate::error::ApiError;
+use lodestone_indexer::popularity::weight_of_use;
 use lodestone_indexer::{SearchHit, SearchRequest, TextIndex};
 use lodestone_store::model::NamedNode;
 use lodestone_store::{Reader, TermId};
@@ -83,18 +85,7 @@ impl MatchKind {
 
 /// Popularity damping: `1 + 0.2·ln(1 + weight of use)`.
 pub(crate) fn popularity(weight_of_use: f64) -> f64 {
-    1.0 + 0.2 * weight_of_use.max(0.0).ln_1p()
-}
-
-/// The weight of use of an IRI: its uses other than as subject, plus the square root of
-/// its uses as subject.
-pub(crate) fn weight_of_use(usage: &lodestone_store::TermUsage) -> f64 {
-    #[allow(clippy::cast_precision_loss)] // a ranking weight: precision past 2^52 is moot
-    let (refs, described) = (
-        (usage.as_object + usage.as_predicate + usage.as_graph) as f64,
-        usage.as_subject as f64,
-    );
-    refs + described.sqrt()
+    lodestone_indexer::popularity::popularity(weight_of_use, 0.2)
 }
 
 /// One scored match of the text.
@@ -110,6 +101,8 @@ pub(crate) struct Scored {
     pub uses: u64,
     /// Quads with it as subject and as object.
     pub roles: (u64, u64),
+    /// Its entity rank (0 if it has none).
+    pub entity_rank: f64,
     /// `match weight × popularity`.
     pub score: f64,
     /// Its label, if the text index gave one.
@@ -270,13 +263,14 @@ pub(crate) fn rank(
     }
     let ids: Vec<TermId> = found.keys().copied().collect();
     let usages = reader.usages(&ids).map_err(store_error)?;
+    let ranks = reader.entity_ranks(&ids).map_err(store_error)?;
     let mut scored: Vec<Scored> = ids
         .into_iter()
-        .zip(usages)
-        .filter(|(_, usage)| !usage.is_unused())
-        .filter_map(|(id, usage)| {
+        .zip(usages.into_iter().zip(ranks))
+        .filter(|(_, (usage, _))| !usage.is_unused())
+        .filter_map(|(id, (usage, entity_rank))| {
             let (iri, matches) = found.remove(&id)?;
-            let used = weight_of_use(&usage);
+            let used = weight_of_use(&usage, entity_rank);
             let (kind, weight) = matches
                 .into_iter()
                 .map(|(kind, factor)| (kind, kind.weight(used) * factor))
@@ -288,6 +282,7 @@ pub(crate) fn rank(
                 matched: kind,
                 uses: usage.total(),
                 roles: (usage.as_subject, usage.as_object),
+                entity_rank,
                 score: weight * popularity(used),
                 label: hit
                     .as_ref()
@@ -362,7 +357,7 @@ mod tests {
             as_object: 3,
             ..lodestone_store::TermUsage::default()
         };
-        assert!((weight_of_use(&described) - 13.0).abs() < 1e-9);
+        assert!((weight_of_use(&described, 0.0) - 13.0).abs() < 1e-9);
     }
 
     #[test]

@@ -157,6 +157,8 @@ pub(crate) struct Candidate {
     pub usage: u64,
     /// Quads with it as subject and as object.
     pub roles: Option<(u64, u64)>,
+    /// Its entity rank (link analysis, mean 1; 0 without links), if known.
+    pub entity_rank: Option<f64>,
     /// How it matched the text.
     pub matched: MatchKind,
     /// Its ranking score (docs/api.md, "Lookup ranking").
@@ -191,6 +193,9 @@ impl Candidates {
                 if let Some((as_subject, as_object)) = c.roles {
                     v["asObject"] = as_object.into();
                     v["asSubject"] = as_subject.into();
+                }
+                if let Some(rank) = c.entity_rank {
+                    v["entityRank"] = ((rank * 1000.0).round() / 1000.0).into();
                 }
                 v
             })
@@ -237,6 +242,7 @@ pub(crate) fn candidates(
             classes,
             usage: s.uses,
             roles: Some(s.roles),
+            entity_rank: Some(s.entity_rank),
             matched: s.matched,
             score: s.score,
         });
