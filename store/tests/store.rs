@@ -6,7 +6,8 @@
 //! (`lenient`), crashes and reopening (`durability`), bulk loads killed midway
 //! (`killed_loads`), snapshot isolation, space reclamation (`reclaim`), graphs cleared whole
 //! (`whole_graphs`), the sorted IRI index (`iri_index`), the distinct counts of the start
-//! views against SPARQL counts (`distinct`), look-ups on files larger than a
+//! views against SPARQL counts (`distinct`), SPARQL counts answered from the statistics
+//! against a full evaluation (`statistics`), look-ups on files larger than a
 //! cache shard (`lookups`), the change log
 //! and backups. Shared helpers live in `support` (stores in temporary folders, dumps,
 //! isomorphism) and `oracle` (the model and the checks that compare a store with it).
@@ -51,6 +52,8 @@ mod oracle;
 mod reclaim;
 #[path = "store/roundtrip.rs"]
 mod roundtrip;
+#[path = "store/statistics.rs"]
+mod statistics;
 #[path = "store/support.rs"]
 mod support;
 #[path = "store/walk.rs"]

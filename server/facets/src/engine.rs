@@ -14,6 +14,7 @@ use crate::ranges::{self, Bucket};
 use crate::response::{FacetAnswer, Row, TextMatch};
 use crate::snippets;
 use crate::sparql::{equivalent_query, in_graph};
+use crate::start;
 use crate::text::{LiteralScanMatcher, TextMatcher};
 use crate::views::{self, Scope};
 use lodestone_store::{SequenceNumber, Store};
@@ -107,6 +108,29 @@ impl FacetEngine {
     ) -> Result<FacetAnswer, EngineError> {
         let view = query.view().cloned().ok_or(EngineError::NoView)?;
         let matcher = self.matcher();
+        if let Some(kind) = start::statistic(query) {
+            let sparql = equivalent_query(query, matcher.as_ref(), &[])
+                .map(|q| q.to_string())
+                .unwrap_or_default();
+            let found = start::rows(reader, kind)?;
+            let total = found.rows.len() as u64;
+            let labels = Labels::new(reader)?;
+            let mut rows = Vec::with_capacity(view.limit.min(found.rows.len()));
+            for (id, count) in found.rows.into_iter().skip(view.offset).take(view.limit) {
+                let value = reader.term(id)?;
+                rows.push(Row {
+                    label: labels.label(reader, id, &value)?,
+                    value,
+                    count: Some(count),
+                    score: None,
+                    bucket: None,
+                    text: None,
+                });
+            }
+            let mut answer = answer(&view, true, start, total, budget, sparql, rows);
+            answer.focus_size = found.focus_size;
+            return Ok(answer);
+        }
         let plan = plan(reader, query)?;
         let focus_deadline = Deadline::at(start + budget.mul_f64(FOCUS_SHARE));
         let deadline = Deadline::at(start + budget);

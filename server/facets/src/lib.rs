@@ -12,6 +12,7 @@
 //!   quads in one forward pass); [`labels`]
 //!   names what is shown; [`engine`] ties them together with the time budget ([`budget`])
 //!   and the cache.
+//! - [`start`] answers the start views (no constraint) from the store's distinct counts.
 //! - [`snippets`] finds the literals behind a text match (excerpts, `text-properties`).
 //! - [`ranges`] buckets numeric and date values for the `ranges` view; [`compare`] orders
 //!   literals by value.
@@ -37,6 +38,7 @@ pub mod response;
 pub mod scan;
 pub mod snippets;
 pub mod sparql;
+pub mod start;
 pub mod text;
 pub mod views;
 pub mod walks;

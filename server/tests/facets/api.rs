@@ -133,3 +133,69 @@ fn an_exhausted_budget_is_reported_not_hidden() {
         assert_eq!(row["exact"], false);
     }
 }
+
+/// The start views (a view on the root, no constraint) are read from the store's distinct
+/// counts: complete and exact even with a 1 ms budget, which a walk over every subject's
+/// quads cannot meet, and equal to SPARQL's counts.
+#[test]
+fn start_views_are_complete_in_one_millisecond_and_equal_sparql() {
+    let f = fixture();
+    let cases = [
+        (
+            "classes",
+            format!(
+                "SELECT ?k (COUNT(DISTINCT ?s) AS ?n) WHERE {{ ?s <{RDF_TYPE}> ?k }} GROUP BY ?k"
+            ),
+        ),
+        (
+            "properties",
+            "SELECT ?k (COUNT(DISTINCT ?s) AS ?n) WHERE { ?s ?k ?o } GROUP BY ?k".to_owned(),
+        ),
+        (
+            "properties-in",
+            "SELECT ?k (COUNT(DISTINCT ?o) AS ?n) WHERE { ?s ?k ?o . ?o ?q ?v } GROUP BY ?k"
+                .to_owned(),
+        ),
+    ];
+    for (view, query) in cases {
+        let answer = facets(
+            &f.server,
+            &json!({"timeout_ms": 1, "view": {"type": view, "limit": 1000}}),
+        );
+        assert_eq!(answer["complete"], true, "{view}");
+        assert_eq!(answer["total_exact"], true, "{view}");
+        let mut got: Vec<(String, u64)> = answer["rows"]
+            .as_array()
+            .expect("rows")
+            .iter()
+            .map(|r| {
+                assert_eq!(r["exact"], true, "{view}");
+                (
+                    r["value"]["value"].as_str().expect("iri").to_owned(),
+                    r["count"].as_u64().expect("count"),
+                )
+            })
+            .collect();
+        assert!(!got.is_empty(), "{view}");
+        let results: Value = f
+            .server
+            .query(&query, "application/sparql-results+json")
+            .json()
+            .expect("json");
+        let mut expected: Vec<(String, u64)> = results["results"]["bindings"]
+            .as_array()
+            .expect("bindings")
+            .iter()
+            .map(|b| {
+                let k = b["k"]["value"].as_str().expect("key").to_owned();
+                (
+                    k,
+                    b["n"]["value"].as_str().expect("n").parse().expect("count"),
+                )
+            })
+            .collect();
+        got.sort();
+        expected.sort();
+        assert_eq!(got, expected, "{view}");
+    }
+}

@@ -6,8 +6,8 @@
 //!
 //! - [`Distinct::ClassSubjects`]: per class, the subjects with `rdf:type` it (in any graph);
 //! - [`Distinct::PredicateSubjects`]: per predicate, its distinct subjects;
-//! - [`Distinct::PredicateObjects`]: per predicate, its distinct objects that are IRIs or
-//!   blank nodes;
+//! - [`Distinct::PredicateObjects`]: per predicate, its distinct objects that are subjects
+//!   too (the entities a `properties-in` start view counts);
 //! - [`Distinct::GraphSubjects`]: per named graph, its distinct subjects;
 //! - [`Distinct::Subjects`]: the store's distinct subjects, one count under the default
 //!   graph's id.
@@ -36,7 +36,7 @@ pub enum Distinct {
     ClassSubjects,
     /// Per predicate: its distinct subjects.
     PredicateSubjects,
-    /// Per predicate: its distinct objects that are IRIs or blank nodes (not literals).
+    /// Per predicate: its distinct objects that are also subjects of some quad.
     PredicateObjects,
     /// Per named graph: its distinct subjects.
     GraphSubjects,
@@ -78,11 +78,14 @@ impl Distinct {
     fn pair(self, quad: &EncodedQuad, rdf_type: Option<TermId>) -> Option<(TermId, Pattern)> {
         let q = quad;
         match self {
-            Self::ClassSubjects => (Some(q.predicate) == rdf_type)
-                .then_some((q.object, [Some(q.subject), Some(q.predicate), Some(q.object), None])),
-            Self::PredicateSubjects => {
-                Some((q.predicate, [Some(q.subject), Some(q.predicate), None, None]))
-            }
+            Self::ClassSubjects => (Some(q.predicate) == rdf_type).then_some((
+                q.object,
+                [Some(q.subject), Some(q.predicate), Some(q.object), None],
+            )),
+            Self::PredicateSubjects => Some((
+                q.predicate,
+                [Some(q.subject), Some(q.predicate), None, None],
+            )),
             Self::PredicateObjects => is_entity(q.object)
                 .then_some((q.predicate, [None, Some(q.predicate), Some(q.object), None])),
             Self::GraphSubjects => (!q.graph.is_default_graph())
@@ -111,9 +114,58 @@ fn rdf_type_id(database: &Database) -> Result<Option<TermId>, StoreError> {
     database.committed_term_id(&bytes)
 }
 
+/// Whether a quad matches a pattern, before and after the commit of a transaction.
+struct Probe<'db, F> {
+    before: Reader<'db>,
+    after: Reader<'db>,
+    is_new: F,
+}
+
+impl<F: Fn(TermId) -> bool> Probe<'_, F> {
+    /// Whether the pattern had a committed match and has one after the commit; `added` /
+    /// `removed` say that a quad the transaction adds / removes matches it.
+    fn had_has(&self, p: &Pattern, added: bool, removed: bool) -> Result<(bool, bool), StoreError> {
+        let exists = |reader: &Reader<'_>| -> Result<bool, StoreError> {
+            Ok(reader
+                .quads_for_pattern(p[0], p[1], p[2], p[3])
+                .next()
+                .transpose()?
+                .is_some())
+        };
+        // A removed quad was committed; a pattern with a term new in the transaction had no
+        // committed match.
+        let had =
+            removed || (!p.iter().flatten().any(|t| (self.is_new)(*t)) && exists(&self.before)?);
+        let has = added || exists(&self.after)?;
+        Ok((had, has))
+    }
+
+    /// The predicates having `object` as object, before and after the commit.
+    fn predicates_of(&self, object: TermId) -> Result<Vec<TermId>, StoreError> {
+        let mut out = Vec::new();
+        let readers = if (self.is_new)(object) {
+            vec![&self.after]
+        } else {
+            vec![&self.before, &self.after]
+        };
+        for reader in readers {
+            for quad in reader.quads_for_pattern(None, None, Some(object), None) {
+                out.push(quad?.predicate);
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        Ok(out)
+    }
+}
+
 /// Adds to `batch` the changes of the distinct counts that a commit of `overlay` makes.
 /// `rdf_type` is the id of `rdf:type` (committed or new in the transaction); `is_new` says
 /// whether an id was handed out by the transaction (no committed quad uses it).
+///
+/// [`Distinct::PredicateObjects`] counts an object only while it is a subject too, so it
+/// moves with its (predicate, object) pairs and with the objects that become or stop being
+/// subjects: for those, every predicate they are the object of is looked at.
 pub(crate) fn write_changes(
     database: &Database,
     overlay: &Overlay,
@@ -140,24 +192,51 @@ pub(crate) fn write_changes(
     if touched.is_empty() {
         return Ok(());
     }
-    let before = Reader::new(database, None);
-    let after = Reader::new(database, Some(overlay));
-    let exists = |reader: &Reader<'_>, p: &Pattern| -> Result<bool, StoreError> {
-        Ok(reader
-            .quads_for_pattern(p[0], p[1], p[2], p[3])
-            .next()
-            .transpose()?
-            .is_some())
+    let probe = Probe {
+        before: Reader::new(database, None),
+        after: Reader::new(database, Some(overlay)),
+        is_new,
     };
     let mut deltas: FxHashMap<(Distinct, TermId), i64> = FxHashMap::default();
+    // Whether a term was and is a subject.
+    let mut subject: FxHashMap<TermId, (bool, bool)> = FxHashMap::default();
+    let mut object_pairs: FxHashMap<(TermId, TermId), (bool, bool)> = FxHashMap::default();
     for ((kind, term, pattern), (added, removed)) in &touched {
-        // A removed quad was committed; a pattern with a term new in the transaction had no
-        // committed match.
-        let had = *removed
-            || (!pattern.iter().flatten().any(|t| is_new(*t)) && exists(&before, pattern)?);
-        let has = *added || exists(&after, pattern)?;
+        if *kind == Distinct::PredicateObjects {
+            if let [None, Some(p), Some(o), None] = *pattern {
+                object_pairs.insert((p, o), (*added, *removed));
+            }
+            continue;
+        }
+        let (had, has) = probe.had_has(pattern, *added, *removed)?;
+        if let (Distinct::Subjects, Some(s)) = (kind, pattern[0]) {
+            subject.insert(s, (had, has));
+        }
         if had != has {
             *deltas.entry((*kind, *term)).or_default() += if has { 1 } else { -1 };
+        }
+    }
+    for (&term, &(had, has)) in &subject {
+        if had != has && is_entity(term) {
+            for p in probe.predicates_of(term)? {
+                object_pairs.entry((p, term)).or_default();
+            }
+        }
+    }
+    for ((p, o), (added, removed)) in object_pairs {
+        let (had_pair, has_pair) =
+            probe.had_has(&[None, Some(p), Some(o), None], added, removed)?;
+        let (was_subject, is_subject) = match subject.get(&o) {
+            Some(known) => *known,
+            None => {
+                let known = probe.had_has(&[Some(o), None, None, None], false, false)?;
+                subject.insert(o, known);
+                known
+            }
+        };
+        let (had, has) = (had_pair && was_subject, has_pair && is_subject);
+        if had != has {
+            *deltas.entry((Distinct::PredicateObjects, p)).or_default() += if has { 1 } else { -1 };
         }
     }
     deltas.retain(|_, d| *d != 0);
@@ -182,8 +261,8 @@ pub(crate) fn write_changes(
 }
 
 /// Recomputes the whole table from the indexes: one pass over `spog` (subjects per predicate
-/// and per class), one over `posg` (objects per predicate) and one over `gspo` (subjects per
-/// named graph). For the upgrade of an older store and after a bulk load. Holds no lock: the
+/// and per class, and the sorted list of subjects), one over `posg` (objects per predicate
+/// that are in that list) and one over `gspo` (subjects per named graph). For the upgrade of an older store and after a bulk load. Holds no lock: the
 /// caller makes sure nothing writes meanwhile.
 pub(crate) fn rebuild(database: &Database) -> Result<(), StoreError> {
     let rdf_type = rdf_type_id(database)?;
@@ -205,8 +284,10 @@ pub(crate) fn rebuild(database: &Database) -> Result<(), StoreError> {
     // Subject-first order: a change of (subject, predicate) or (subject, type, class) is a
     // new distinct pair.
     let mut last: Option<EncodedQuad> = None;
+    let mut subjects: Vec<TermId> = Vec::new();
     scan(Permutation::Spog, &mut |q| {
         if last.is_none_or(|l| l.subject != q.subject) {
+            subjects.push(q.subject);
             *counts
                 .entry((Distinct::Subjects, TermId::DEFAULT_GRAPH))
                 .or_default() += 1;
@@ -219,14 +300,16 @@ pub(crate) fn rebuild(database: &Database) -> Result<(), StoreError> {
         }
         if Some(q.predicate) == rdf_type && !(same_sp && last.is_some_and(|l| l.object == q.object))
         {
-            *counts.entry((Distinct::ClassSubjects, q.object)).or_default() += 1;
+            *counts
+                .entry((Distinct::ClassSubjects, q.object))
+                .or_default() += 1;
         }
         last = Some(q);
     })?;
     let mut last: Option<EncodedQuad> = None;
     scan(Permutation::Posg, &mut |q| {
         let same = last.is_some_and(|l| l.predicate == q.predicate && l.object == q.object);
-        if !same && is_entity(q.object) {
+        if !same && is_entity(q.object) && subjects.binary_search(&q.object).is_ok() {
             *counts
                 .entry((Distinct::PredicateObjects, q.predicate))
                 .or_default() += 1;
@@ -237,7 +320,9 @@ pub(crate) fn rebuild(database: &Database) -> Result<(), StoreError> {
     scan(Permutation::Gspo, &mut |q| {
         let same = last.is_some_and(|l| l.graph == q.graph && l.subject == q.subject);
         if !same && !q.graph.is_default_graph() {
-            *counts.entry((Distinct::GraphSubjects, q.graph)).or_default() += 1;
+            *counts
+                .entry((Distinct::GraphSubjects, q.graph))
+                .or_default() += 1;
         }
         last = Some(q);
     })?;

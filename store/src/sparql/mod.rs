@@ -4,11 +4,13 @@
 mod dataset;
 mod graph_scope;
 mod service;
+mod statistics;
 mod update;
 
 pub use service::RemoteEndpoint;
 pub use spareval::{CancellationToken, QueryResults, QuerySolution, QuerySolutionIter};
 pub use spargebra::{Query, SparqlParser, SparqlSyntaxError, Update};
+pub use statistics::answer_from_statistics;
 pub use update::{execute_update, UpdateOptions};
 
 use crate::error::StoreError;
@@ -106,6 +108,9 @@ impl DatasetOverride {
 
 /// Evaluates a parsed query against a read view.
 ///
+/// Counts over one triple pattern that the store's counters decide are read from them
+/// instead (see `statistics`).
+///
 /// A `GRAPH ?g` over `VALUES`, `MINUS` or a subquery is first expanded over the dataset's
 /// named graphs, so that it is scoped as SPARQL says (see `graph_scope`).
 ///
@@ -116,6 +121,9 @@ pub fn evaluate_query<'a, 'db: 'a>(
     dataset: &DatasetOverride,
     options: &QueryOptions,
 ) -> Result<QueryResults<'a>, StoreError> {
+    if let Some(results) = answer_from_statistics(reader, query, dataset, options)? {
+        return Ok(results);
+    }
     if graph_scope::needs_rewrite(query) {
         if let Some(graphs) = named_graphs(reader, query, dataset, options)? {
             let query = graph_scope::rewrite(query, &graphs)?;
