@@ -24,6 +24,8 @@ pub(crate) struct Floor {
     pub words: usize,
     /// Indexing and commit time.
     pub elapsed: Duration,
+    /// CPU seconds of the process (all threads) over the same span.
+    pub cpu: f64,
 }
 
 /// Indexes the store's entity text in a bare tantivy index in `dir`.
@@ -36,6 +38,7 @@ pub(crate) fn measure(store: &Store, dir: &Path) -> anyhow::Result<Floor> {
     let (threads, heap) = IndexSettings::default().writer_budget();
     let mut writer = index.writer_with_num_threads::<TantivyDocument>(threads, heap)?;
     let started = Instant::now();
+    let cpu = process_cpu();
     for text in &texts {
         let mut doc = TantivyDocument::default();
         doc.add_text(body, text);
@@ -46,7 +49,42 @@ pub(crate) fn measure(store: &Store, dir: &Path) -> anyhow::Result<Floor> {
         entities: texts.len(),
         words,
         elapsed: started.elapsed(),
+        cpu: process_cpu() - cpu,
     })
+}
+
+/// CPU seconds (user and system, all threads) the process has used so far; 0 where
+/// `/proc/self/stat` is not there. Assumes the usual 100 clock ticks per second.
+pub(crate) fn process_cpu() -> f64 {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
+        return 0.0;
+    };
+    // The fields after the command name (which may hold spaces) start after its ')'.
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .map_or("", |(_, rest)| rest)
+        .split_whitespace()
+        .collect();
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|f| f.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
+    // utime and stime are fields 14 and 15 of the line; what follows the name starts at 3.
+    (ticks(11) + ticks(12)) as f64 / 100.0
+}
+
+/// Bytes of the files in a folder (not recursive: an index folder is flat).
+pub(crate) fn folder_bytes(dir: &Path) -> u64 {
+    std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|entry| entry.metadata().ok())
+        .filter(|meta| meta.is_file())
+        .map(|meta| meta.len())
+        .sum()
 }
 
 /// The text literals of each IRI subject that has any, joined by newlines.
