@@ -7,8 +7,11 @@
 //! ([`Executor::satisfies`], memoised per node and term). Nothing is decoded except literals
 //! under an order or language condition.
 //!
-//! Running out of time while checking the focus candidates keeps the ones accepted so far and
-//! marks the set incomplete; running out anywhere else gives an empty incomplete set.
+//! The focus node's own generator gets half of the focus budget: past it, the candidates
+//! listed so far are kept (a class's first instances, a property's first subjects), so the
+//! set is a part of the true one and every count made from it a lower bound. Running out of
+//! time while checking the candidates keeps the ones accepted so far; either way the set is
+//! marked incomplete. Running out in a neighbour's set gives an empty incomplete set.
 
 use crate::budget::{Deadline, Ticker};
 use crate::compare::compare;
@@ -61,8 +64,12 @@ pub struct Executor<'a, 'r, 'db> {
     ticker: Ticker,
     texts: FxHashMap<usize, TextSet>,
     memo: FxHashMap<(usize, TermId), bool>,
-    /// Cleared when a text match was cut short (by its limit or time).
+    /// Cleared when a text match was cut short (by its limit or time), or when the focus
+    /// node's generator listed only part of its candidates.
     complete: bool,
+    /// Whether the generator being run may stop at the deadline with what it has listed
+    /// (the focus node's own generator only).
+    partial: bool,
 }
 
 impl<'a, 'r, 'db> Executor<'a, 'r, 'db> {
@@ -83,6 +90,7 @@ impl<'a, 'r, 'db> Executor<'a, 'r, 'db> {
             texts: FxHashMap::default(),
             memo: FxHashMap::default(),
             complete: true,
+            partial: false,
         }
     }
 
@@ -95,7 +103,7 @@ impl<'a, 'r, 'db> Executor<'a, 'r, 'db> {
                 ..FocusSet::default()
             });
         }
-        let (generator, candidates) = match self.generate(node) {
+        let (generator, candidates) = match self.generate_focus(node) {
             Ok(g) => g,
             Err(EngineError::OutOfTime) => return Ok(FocusSet::default()),
             Err(e) => return Err(e),
@@ -129,9 +137,27 @@ impl<'a, 'r, 'db> Executor<'a, 'r, 'db> {
         })
     }
 
+    /// The focus node's candidates, listed until half of the focus budget is spent (see the
+    /// module's notes), so that the rest of it checks them.
+    fn generate_focus(&mut self, node: &PlanNode) -> Result<(Generator, Vec<TermId>), EngineError> {
+        let now = std::time::Instant::now();
+        let half = self.deadline.instant().saturating_duration_since(now) / 2;
+        let full = std::mem::replace(&mut self.ticker, Ticker::new(Deadline::at(now + half)));
+        self.partial = true;
+        let generated = self.generate(node);
+        self.partial = false;
+        self.ticker = full;
+        generated
+    }
+
     /// The terms of a node (every constraint applied).
     fn node_set(&mut self, node: &PlanNode) -> Result<Vec<TermId>, EngineError> {
-        let (generator, candidates) = self.generate(node)?;
+        // Only the focus node's own generator may stop short: a neighbour's set cut short
+        // would drop candidates without saying which.
+        let partial = std::mem::replace(&mut self.partial, false);
+        let generated = self.generate(node);
+        self.partial = partial;
+        let (generator, candidates) = generated?;
         let mut out = Vec::new();
         for x in candidates {
             if self.satisfies_except(node, x, Some(generator))? {
@@ -319,7 +345,14 @@ impl<'a, 'r, 'db> Executor<'a, 'r, 'db> {
         let mut out = Vec::new();
         let mut seen = FxHashSet::default();
         for quad in self.reader.quads_for_pattern(s, p, o, self.graph) {
-            self.ticker.tick()?;
+            match self.ticker.tick() {
+                Ok(()) => {}
+                Err(EngineError::OutOfTime) if self.partial => {
+                    self.complete = false;
+                    break;
+                }
+                Err(e) => return Err(e),
+            }
             let quad = quad?;
             let id = match position {
                 Position::Subject => quad.subject,

@@ -199,3 +199,43 @@ fn start_views_are_complete_in_one_millisecond_and_equal_sparql() {
         assert_eq!(got, expected, "{view}");
     }
 }
+
+/// A view over more entities than its budget can list answers with what it counted so far —
+/// rows with lower-bound counts, `complete: false` — never zero rows because time ran out.
+#[test]
+fn a_view_over_many_entities_answers_what_it_counted_in_time() {
+    const ENTITIES: u64 = 200_000;
+    let server = crate::common::TestServer::with_store(
+        lodestone_server::settings::ServerSettings::default(),
+        |store| {
+            let dir = tempfile::tempdir().expect("temp dir");
+            let path = dir.path().join("many.nt");
+            let mut text = String::new();
+            for i in 0..ENTITIES {
+                text.push_str(&format!(
+                    "<http://e/x{i}> <{RDF_TYPE}> <http://e/C> .\n<http://e/x{i}> <http://e/p> \"{i}\" .\n"
+                ));
+            }
+            std::fs::write(&path, text).expect("write");
+            lodestone_store::load::BulkLoader::new(store)
+                .load(&[lodestone_store::load::Input::File(path)])
+                .expect("bulk load");
+        },
+    );
+    let answer = facets(
+        &server,
+        &json!({"class": [{"iri": "http://e/C"}], "timeout_ms": 5,
+                "view": {"type": "properties", "limit": 10}}),
+    );
+    let rows = answer["rows"].as_array().expect("rows");
+    assert!(!rows.is_empty(), "{answer}");
+    let complete = answer["complete"].as_bool().expect("complete");
+    for row in rows {
+        let count = row["count"].as_u64().expect("count");
+        assert!(count > 0 && count <= ENTITIES, "{row}");
+        assert_eq!(row["exact"], complete);
+        if complete {
+            assert_eq!(count, ENTITIES);
+        }
+    }
+}
