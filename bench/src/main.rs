@@ -19,6 +19,7 @@
 //! - `concurrency`: 32 readers and a writer replacing a 10,000-quad graph every second;
 //! - `load-http`: wrk on a list of requests against the sample dataset, memory before/after;
 //! - `facets`: facet engine latency per view and depth from random classes and words;
+//! - `start-views`: the start views and the SPARQL counts the statistics answer (p50/p99);
 //! - `ui`: server time per browsing page type (home, search, lookup, entity, SPARQL, status);
 //! - `text-sparql`: text patterns inside SPARQL (`bif:contains`) against the brute-force
 //!   `FILTER(CONTAINS(…))`, and their agreement with `/api/search`.
@@ -36,6 +37,7 @@ mod process;
 mod replace_http;
 mod rng;
 mod search;
+mod start_views;
 mod tantivy_floor;
 mod text_sparql;
 mod trickle;
@@ -129,6 +131,23 @@ enum Command {
         #[arg(long, default_value_t = 42)]
         seed: u64,
     },
+    /// The start views (root classes, properties, properties-in, graphs) and the SPARQL
+    /// counts the statistics answer: p50/p99 of each on a loaded store.
+    StartViews {
+        /// Store folder holding the data (`lodestone load` it first).
+        #[arg(long)]
+        data: PathBuf,
+        /// Runs of each request.
+        #[arg(long, default_value_t = 200)]
+        runs: usize,
+        /// Also time one full evaluation of each SPARQL form (reads every quad it counts).
+        #[arg(long)]
+        full: bool,
+        /// Evaluate with the store's default graph only (`serve` reads the union of all
+        /// graphs by default).
+        #[arg(long)]
+        strict: bool,
+    },
     /// Server time (p50/p99) per browsing page type — home, search, lookup, entity page,
     /// SPARQL page, status — on a real dataset (the real server with its text index).
     Ui(ui::UiArgs),
@@ -168,5 +187,11 @@ fn main() -> anyhow::Result<()> {
             word_queries,
             seed,
         } => facets::run(&data, class_queries, word_queries, seed),
+        Command::StartViews {
+            data,
+            runs,
+            full,
+            strict,
+        } => start_views::run(&data, runs, full, !strict),
     }
 }
