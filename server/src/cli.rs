@@ -79,9 +79,15 @@ pub struct LoadArgs {
     /// skipped. Implies --lenient.
     #[arg(long, value_name = "N")]
     pub max_errors: Option<u64>,
-    /// Quads held in memory before a chunk is sorted and written (about 70 bytes each).
-    #[arg(long, default_value_t = 20_000_000)]
-    pub chunk_quads: usize,
+    /// Memory the load may use, in MB: the loader's chunks and term cache and the store
+    /// engine's caches together. Larger inputs are loaded in more chunks, not in more
+    /// memory.
+    #[arg(long, value_name = "MB", default_value_t = 2048)]
+    pub memory_budget: u64,
+    /// Most quads in one chunk, whatever the memory budget leaves room for (for tests of
+    /// loads of many chunks).
+    #[arg(long, value_name = "N")]
+    pub chunk_quads: Option<usize>,
     /// Leave the text index as it is: the next `serve` builds or extends it in the
     /// background (searches answer 503 until then).
     #[arg(long)]

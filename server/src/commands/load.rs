@@ -1,6 +1,6 @@
 //! `lodestone load`: bulk-load RDF files into the store, all or nothing.
 
-use super::{open_store, parse_format};
+use super::{open_store_for_load, parse_format};
 use crate::cli::LoadArgs;
 use anyhow::{bail, Context};
 use indicatif::{HumanBytes, ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -12,7 +12,8 @@ use std::time::{Duration, Instant};
 
 /// `lodestone load`.
 pub(super) fn load(args: LoadArgs) -> anyhow::Result<()> {
-    let store = open_store(&args.data, true)?;
+    let budget = usize::try_from(args.memory_budget.saturating_mul(1 << 20)).unwrap_or(usize::MAX);
+    let store = open_store_for_load(&args.data, budget)?;
     // Read before the load, so that a bad config file fails it before it starts.
     let text_index = (!args.no_text_index)
         .then(|| crate::config::search_settings(args.config.as_deref()))
@@ -40,10 +41,13 @@ pub(super) fn load(args: LoadArgs) -> anyhow::Result<()> {
     let reporter = Reporter::new();
     let mut loader = BulkLoader::new(&store)
         .with_parse_options(options)
-        .with_chunk_quads(args.chunk_quads)
+        .with_memory_budget(budget)
         .on_progress(move |p| reporter.update(p));
     if let Some(max) = args.max_errors {
         loader = loader.with_max_errors(max);
+    }
+    if let Some(quads) = args.chunk_quads {
+        loader = loader.with_chunk_quads(quads);
     }
     let report = loader.load(&inputs)?;
     let seconds = report.elapsed.as_secs_f64().max(1e-9);
@@ -53,6 +57,15 @@ pub(super) fn load(args: LoadArgs) -> anyhow::Result<()> {
         report.quads_added,
         seconds,
         report.quads_read as f64 / seconds
+    );
+    println!(
+        "{} chunks; resolving terms {:.1} s, writing chunks {:.1} s (beside the reading; it \
+         waited {:.1} s for them), ingesting {:.1} s",
+        report.chunks,
+        report.resolving.as_secs_f64(),
+        report.writing.as_secs_f64(),
+        report.waiting.as_secs_f64(),
+        report.ingesting.as_secs_f64()
     );
     if report.skipped > 0 {
         println!("skipped {} statements with errors:", report.skipped);
@@ -117,8 +130,10 @@ impl Reporter {
                 }
                 bar.set_position(progress.bytes_read);
                 bar.set_message(format!(
-                    "{} quads, {rate:.0}/s, {}",
-                    progress.quads, progress.phase
+                    "{} quads, {rate:.0}/s, {} memory, {}",
+                    progress.quads,
+                    HumanBytes(resident_bytes()),
+                    progress.phase
                 ));
                 if progress.phase == "done" {
                     bar.finish_and_clear();
@@ -132,7 +147,7 @@ impl Reporter {
                     .bytes_total
                     .filter(|t| *t > 0)
                     .map_or(0, |t| (progress.bytes_read * 10 / t).min(10));
-                if tenth > last.tenth && progress.phase == "parsing" {
+                if tenth > last.tenth && progress.phase.starts_with("parsing") {
                     let quads = progress.quads - last.quads_at_tenth;
                     let seconds = (progress.elapsed - last.elapsed_at_tenth)
                         .as_secs_f64()
@@ -148,15 +163,36 @@ impl Reporter {
                 }
                 if last.at.elapsed() >= Duration::from_secs(5) || progress.phase == "done" {
                     last.at = Instant::now();
+                    let left = progress
+                        .bytes_total
+                        .filter(|_| {
+                            progress.bytes_read > 0 && progress.phase.starts_with("parsing")
+                        })
+                        .map(|total| {
+                            let done = progress.bytes_read as f64 / total as f64;
+                            let seconds = progress.elapsed.as_secs_f64() * (1.0 - done) / done;
+                            format!(", about {seconds:.0} s left")
+                        })
+                        .unwrap_or_default();
                     eprintln!(
-                        "[{:>6.1}s] {} quads, {rate:.0} quads/s, {} read, {}",
+                        "[{:>6.1}s] {}: {} quads, {rate:.0} quads/s, {} read, {} memory{left}",
                         progress.elapsed.as_secs_f64(),
+                        progress.phase,
                         progress.quads,
                         HumanBytes(progress.bytes_read),
-                        progress.phase
+                        HumanBytes(resident_bytes()),
                     );
                 }
             }
         }
     }
+}
+
+/// The process's resident memory in bytes (0 where /proc is not there).
+fn resident_bytes() -> u64 {
+    let pages = std::fs::read_to_string("/proc/self/statm")
+        .ok()
+        .and_then(|statm| statm.split_whitespace().nth(1)?.parse::<u64>().ok())
+        .unwrap_or(0);
+    pages * 4096
 }

@@ -63,6 +63,14 @@ fn open_store_to_read(data: &DataArgs) -> anyhow::Result<Store> {
         .with_context(|| format!("cannot open the store at {}", data.data.display()))
 }
 
+/// Opens (or creates) the store of a bulk load, with the engine's caches sized to the
+/// load's memory budget in bytes.
+fn open_store_for_load(data: &DataArgs, budget: usize) -> anyhow::Result<Store> {
+    let options = StoreOptions::default().for_load(budget);
+    Store::open(&data.data, options)
+        .with_context(|| format!("cannot open the store at {}", data.data.display()))
+}
+
 /// Opens the store of a command (creating it if `create`).
 fn open_store(data: &DataArgs, create: bool) -> anyhow::Result<Store> {
     let options = StoreOptions {

@@ -75,6 +75,18 @@ impl StoreOptions {
         self
     }
 
+    /// Options for a bulk load whose loader has a memory budget of `bytes`: the load reads
+    /// little back (a sorted look-up per chunk), so the engine gets small caches, a sixteenth
+    /// of the budget for the block cache and as much for memtables, and the loader the rest
+    /// (see `BulkLoader::with_memory_budget`).
+    pub fn for_load(mut self, bytes: usize) -> Self {
+        self.block_cache_bytes = (bytes / 16).max(4 << 20);
+        self.decoded_terms_bytes = (bytes / 64).max(1 << 20);
+        self.write_buffer_bytes = (bytes / 64).clamp(1 << 20, 16 << 20);
+        self.total_write_buffer_bytes = (bytes / 16).max(4 << 20);
+        self
+    }
+
     /// Fewest quads a cleared graph must lose to be range-deleted (see the field).
     pub fn with_range_deletion_min_quads(mut self, quads: usize) -> Self {
         self.range_deletion_min_quads = quads;
@@ -183,7 +195,18 @@ pub struct IndexUsage {
     pub estimated_keys: u64,
 }
 
-fn table_options(table: Table, options: &StoreOptions, cache: &Cache) -> Options {
+/// Whether the index and filter blocks of level-0 files stay in memory, outside the block
+/// cache's capacity.
+#[derive(Clone, Copy, PartialEq)]
+enum PinLevel0 {
+    /// The store: few level-0 files at a time, looked up by every read.
+    Yes,
+    /// A load's staging database: every chunk's files stay at level 0 until the load ends,
+    /// so pinned blocks would grow with the input (at 35 M quads, hundreds of MB).
+    No,
+}
+
+fn table_options(table: Table, options: &StoreOptions, cache: &Cache, pin: PinLevel0) -> Options {
     let mut block = BlockBasedOptions::default();
     block.set_block_cache(cache);
     block.set_block_size(if table.is_quad_index() {
@@ -193,7 +216,7 @@ fn table_options(table: Table, options: &StoreOptions, cache: &Cache) -> Options
     });
     block.set_format_version(5);
     block.set_cache_index_and_filter_blocks(true);
-    block.set_pin_l0_filter_and_index_blocks_in_cache(true);
+    block.set_pin_l0_filter_and_index_blocks_in_cache(pin == PinLevel0::Yes);
     if table.wants_bloom_filter() {
         block.set_bloom_filter(10.0, false);
     }
@@ -251,7 +274,7 @@ fn table_options(table: Table, options: &StoreOptions, cache: &Cache) -> Options
 pub(crate) fn ingest_options(table: Table, options: &StoreOptions) -> Result<Options, StoreError> {
     // The writer never reads blocks back; the cache only completes the table options.
     let cache = Cache::new_lru_cache(1 << 20)?;
-    Ok(table_options(table, options, &cache))
+    Ok(table_options(table, options, &cache, PinLevel0::Yes))
 }
 
 /// Opens (or creates) the staging database of a bulk load in `path` (see `load::staging`):
@@ -266,7 +289,7 @@ pub(crate) fn open_staging_db(path: &Path, options: &StoreOptions) -> Result<DB,
     db_options.set_max_open_files(512);
     db_options.set_keep_log_file_num(1);
     let descriptors = Table::ALL.iter().map(|&t| {
-        let mut table = table_options(t, options, &cache);
+        let mut table = table_options(t, options, &cache, PinLevel0::No);
         table.set_disable_auto_compactions(true);
         ColumnFamilyDescriptor::new(t.name(), table)
     });
@@ -309,9 +332,9 @@ pub(crate) fn open_db(path: &Path, options: &StoreOptions) -> Result<DB, StoreEr
     // atomic increments per block read.
     db_options.enable_statistics();
     let descriptors = || {
-        Table::ALL
-            .iter()
-            .map(|&t| ColumnFamilyDescriptor::new(t.name(), table_options(t, options, &cache)))
+        Table::ALL.iter().map(|&t| {
+            ColumnFamilyDescriptor::new(t.name(), table_options(t, options, &cache, PinLevel0::Yes))
+        })
     };
     if !options.read_only {
         return Ok(DB::open_cf_descriptors(&db_options, path, descriptors())?);

@@ -1,15 +1,16 @@
-//! Chunks of a bulk load: terms encoded to ids as quads arrive, then — once per chunk — the
-//! quads sorted in each index order and written as SST files with the dictionary entries and
+//! Chunks of a bulk load, once their terms are ids (see `encoder`): the quads sorted in each
+//! index order and written as SST files with the dictionary entries and
 //! the statistics computed from the same sorted runs. A chunk is written against the store as
 //! it was before the load plus the chunks before it (see `staging`); the store itself takes
 //! every chunk at the load's end (see `ingest`).
 
+use super::encoder::EncodedChunk;
 use super::ingest::IngestBatch;
 use super::staging::current_values;
 use crate::changes::ChangeBatch;
 use crate::database::{Database, WriterState};
 use crate::dictionary::{decode_ids, encode_ids, is_hashed_key, lookup_key};
-use crate::encoding::{encode_term_bytes, inline_id, EncodedQuad, Permutation, TermId, TermKind};
+use crate::encoding::{EncodedQuad, Permutation, TermId};
 use crate::error::StoreError;
 use crate::hash_iris;
 use crate::iri_index;
@@ -18,120 +19,48 @@ use crate::kv::Table;
 use crate::quads::layout::GraphLayout;
 use crate::quads::reader::Reader;
 use crate::stats::{decode_u64, encode_u64, term_graph_key, TermUsage, UsageDelta};
-use oxrdf::vocab::rdf;
-use oxrdf::{GraphNameRef, NamedOrBlankNodeRef, Quad, TermRef};
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashSet;
 use std::sync::Mutex;
 
-/// Turns parsed quads into id quads and remembers the terms this load adds.
-pub(super) struct Encoder<'a> {
+/// Writes encoded chunks of one load into its ingest batch.
+#[derive(Clone, Copy)]
+pub(super) struct ChunkWriter<'a> {
     database: &'a Database,
-    /// Every dictionary term met in this load, with whether it is new to the store.
-    terms: FxHashMap<Box<[u8]>, (TermId, bool)>,
-    blanks: FxHashMap<String, TermId>,
-    pub(super) quads: Vec<EncodedQuad>,
-    next_dictionary_id: u64,
-    next_blank_id: u64,
     /// Whether the store held dictionary terms and quads before the load; it does not change
     /// until the load commits, so only then are its tables worth a look-up.
     store_had_terms: bool,
     store_had_quads: bool,
-    buffer: Vec<u8>,
-    rdf_type: Option<TermId>,
 }
 
-impl<'a> Encoder<'a> {
+impl<'a> ChunkWriter<'a> {
     pub(super) fn new(database: &'a Database, state: &WriterState) -> Self {
         Self {
             database,
-            terms: FxHashMap::default(),
-            blanks: FxHashMap::default(),
-            quads: Vec::new(),
-            next_dictionary_id: state.next_dictionary_id,
-            next_blank_id: state.next_blank_id,
             store_had_terms: state.next_dictionary_id > 1,
             store_had_quads: state.quad_count > 0,
-            buffer: Vec::new(),
-            rdf_type: None,
         }
     }
 
-    pub(super) fn start_document(&mut self) {
-        self.blanks.clear();
-    }
-
-    pub(super) fn push(&mut self, quad: &Quad) -> Result<(), StoreError> {
-        let subject = match quad.subject.as_ref() {
-            NamedOrBlankNodeRef::BlankNode(b) => self.blank(b.as_str())?,
-            s => self.term(s.into())?,
-        };
-        let predicate = self.term(quad.predicate.as_ref().into())?;
-        let object = match quad.object.as_ref() {
-            TermRef::BlankNode(b) => self.blank(b.as_str())?,
-            o => self.term(o)?,
-        };
-        let graph = match quad.graph_name.as_ref() {
-            GraphNameRef::DefaultGraph => TermId::DEFAULT_GRAPH,
-            GraphNameRef::BlankNode(b) => self.blank(b.as_str())?,
-            GraphNameRef::NamedNode(n) => self.term(n.into())?,
-        };
-        self.quads
-            .push(EncodedQuad::new(subject, predicate, object, graph));
-        Ok(())
-    }
-
-    fn blank(&mut self, label: &str) -> Result<TermId, StoreError> {
-        if let Some(id) = self.blanks.get(label) {
-            return Ok(*id);
-        }
-        let id = self
-            .database
-            .blank_numbering()
-            .mint(&mut self.next_blank_id)?;
-        self.blanks.insert(label.to_owned(), id);
-        Ok(id)
-    }
-
-    fn term(&mut self, term: TermRef<'_>) -> Result<TermId, StoreError> {
-        if let Some(id) = inline_id(term) {
-            return Ok(id);
-        }
-        encode_term_bytes(term, &mut self.buffer);
-        if let Some((id, _)) = self.terms.get(self.buffer.as_slice()) {
-            return Ok(*id);
-        }
-        let existing = if self.store_had_terms {
-            self.database.committed_term_id(&self.buffer)?
-        } else {
-            None
-        };
-        let (id, is_new) = match existing {
-            Some(id) => (id, false),
-            None => {
-                let id = TermId::new(TermKind::of_dictionary_term(term), self.next_dictionary_id);
-                self.next_dictionary_id += 1;
-                (id, true)
-            }
-        };
-        if term == TermRef::NamedNode(rdf::TYPE) {
-            self.rdf_type = Some(id);
-        }
-        self.terms
-            .insert(self.buffer.clone().into_boxed_slice(), (id, is_new));
-        Ok(id)
-    }
-
-    /// Writes the collected quads out as one chunk of `batch`, moving `state` (the counters as
-    /// the load has left them so far) on; returns how many quads were new. With `stage`, the
-    /// chunk is made readable to the chunks still to come.
-    pub(super) fn flush(
-        &mut self,
+    /// Writes one chunk into `batch`, moving `state` (the counters as the load has left them
+    /// so far) on; returns how many quads were new. With `stage`, the chunk is made readable
+    /// to the chunks still to come. The chunk's quads are left sorted, deduplicated and
+    /// without those the store or an earlier chunk had; its new terms are taken.
+    pub(super) fn write(
+        &self,
+        chunk: &mut EncodedChunk,
         batch: &mut IngestBatch,
         state: &mut WriterState,
         stage: bool,
     ) -> Result<u64, StoreError> {
         let database = self.database;
-        let mut quads = std::mem::take(&mut self.quads);
+        let new_terms = std::mem::take(&mut chunk.new_terms);
+        let EncodedChunk {
+            ref mut quads,
+            rdf_type,
+            next_dictionary_id,
+            next_blank_id,
+            ..
+        } = *chunk;
         quads.sort_unstable();
         quads.dedup();
         if !quads.is_empty() {
@@ -146,25 +75,18 @@ impl<'a> Encoder<'a> {
             let mut flags = present.into_iter();
             quads.retain(|_| flags.next().flatten().is_none());
         }
-        let new_terms = self
-            .terms
-            .iter_mut()
-            .filter(|(_, (_, is_new))| *is_new)
-            .map(|(bytes, (id, is_new))| {
-                *is_new = false;
-                (*id, bytes.clone())
-            })
-            .collect::<Vec<_>>();
-        if quads.is_empty() && new_terms.is_empty() && self.next_blank_id == state.next_blank_id {
+        if quads.is_empty() && new_terms.is_empty() && next_blank_id == state.next_blank_id {
             return Ok(0);
         }
 
         let compact = if self.store_had_quads {
-            self.compact_graph_quads(batch, &quads)?
+            self.compact_graph_quads(batch, quads)?
         } else {
             Vec::new()
         };
-        let mut new_state = self.write_chunk(batch, &quads, &compact, new_terms, state)?;
+        let mut new_state = self.write_chunk(batch, quads, &compact, new_terms, rdf_type, state)?;
+        new_state.next_dictionary_id = next_dictionary_id;
+        new_state.next_blank_id = next_blank_id;
         let added = quads.len() as u64;
         new_state.quad_count = state.quad_count + added;
         *state = new_state;
@@ -219,6 +141,7 @@ impl<'a> Encoder<'a> {
         quads: &[EncodedQuad],
         compact: &[EncodedQuad],
         new_terms: Vec<(TermId, Box<[u8]>)>,
+        rdf_type: Option<TermId>,
         state: &WriterState,
     ) -> Result<WriterState, StoreError> {
         let database = self.database;
@@ -236,7 +159,7 @@ impl<'a> Encoder<'a> {
                     compact,
                     &mut buffer,
                     permutation,
-                    self.rdf_type,
+                    rdf_type,
                 )?);
             }
             Ok(done)
@@ -247,7 +170,13 @@ impl<'a> Encoder<'a> {
             - 1;
         let mut orders = Vec::new();
         std::thread::scope(|scope| -> Result<(), StoreError> {
-            let handles: Vec<_> = (0..workers).map(|_| scope.spawn(work)).collect();
+            let handles = (0..workers)
+                .map(|_| {
+                    std::thread::Builder::new()
+                        .name("load-sorter".to_owned())
+                        .spawn_scoped(scope, work)
+                })
+                .collect::<Result<Vec<_>, _>>()?;
             let mine = self
                 .write_dictionary(batch, new_terms)
                 .and_then(|()| work());
@@ -369,8 +298,8 @@ impl<'a> Encoder<'a> {
         )?;
 
         Ok(WriterState {
-            next_dictionary_id: self.next_dictionary_id,
-            next_blank_id: self.next_blank_id,
+            next_dictionary_id: state.next_dictionary_id,
+            next_blank_id: state.next_blank_id,
             sequence,
             quad_count: state.quad_count,
             term_cache: state.term_cache.clone(),

@@ -11,13 +11,14 @@
 
 mod bulk;
 mod chunk;
+mod encoder;
 mod ingest;
 mod input;
 mod lines;
 mod staging;
 mod statements;
 
-pub use bulk::{BulkLoader, LoadProgress, LoadReport};
+pub use bulk::{BulkLoader, LoadProgress, LoadReport, DEFAULT_LOAD_BUDGET};
 pub(crate) use ingest::recover_interrupted_ingest;
 #[doc(hidden)]
 pub use ingest::simulate_crash_after_next_ingest;

@@ -265,3 +265,34 @@ fn bulk_load_reads_standard_input() {
         );
     }
 }
+
+/// A load in many chunks with a term cache far too small for the input: terms that recur in
+/// later chunks after the cache dropped them (IRIs, and literals long enough to be keyed by
+/// hash) are found in the chunks staged before, so each term keeps one id and one entry.
+#[test]
+fn terms_recurring_across_chunks_keep_one_id_when_the_term_cache_is_full() {
+    let long = "a literal long enough for its dictionary key to be a hash ".repeat(3);
+    let mut data = String::new();
+    for i in 0..3_000 {
+        // Unique long literals fill the cache; the shared ones recur in every chunk.
+        data.push_str(&format!(
+            "<http://example.com/s{i}> <http://example.com/p> \"{long}{i}\" .\n\
+             <http://example.com/s{i}> <http://example.com/shared> \"{long}\" .\n\
+             <http://example.com/s{i}> <http://example.com/link> <http://example.com/hub{}> .\n",
+            i % 7
+        ));
+    }
+    let expected = parse(data.as_bytes(), RdfFormat::NTriples);
+    let store = TempStore::new();
+    let input = write_input(store.scratch(), "recurring.nt", data.as_bytes());
+    let report = BulkLoader::new(&store)
+        .with_memory_budget(1 << 20)
+        .with_chunk_quads(500)
+        .load(&[input])
+        .expect("bulk load");
+    assert!(report.chunks >= 18, "{} chunks", report.chunks);
+    assert_eq!(report.quads_added, expected.len() as u64);
+    assert_eq!(dump(&store), expected);
+    // s0…s2999, three predicates, 3,000 unique literals, the shared literal, seven hubs.
+    assert_eq!(counts(&store).dictionary_terms, 3_000 + 3 + 3_000 + 1 + 7);
+}

@@ -1,0 +1,318 @@
+//! Terms to ids for the bulk loader, in memory bounded by the chunk and not by the input.
+//!
+//! A term met in a chunk gets its id from a cache of known terms (the hot ones: predicates,
+//! classes, entities many quads point at) or else a provisional id, an index into the chunk's
+//! list of pending terms. When the chunk is full, its pending terms are sorted by dictionary
+//! key and resolved in one sorted pass against the dictionary as the load has left it so far
+//! (the store's `term2id` and the chunks staged before this one); those found take their id,
+//! the others get new ids, and the chunk's quads are rewritten with the final ids. So the
+//! loader never holds a map of every term of the input: the cache has a byte budget and is
+//! emptied when it is full, and the pending terms are at most those of one chunk.
+
+use super::staging::{current_values, Staging};
+use crate::database::{Database, WriterState};
+use crate::dictionary::{decode_ids, is_hashed_key, lookup_key};
+use crate::encoding::{encode_term_bytes, inline_id, EncodedQuad, TermId, TermKind};
+use crate::error::StoreError;
+use crate::kv::Table;
+use oxrdf::vocab::rdf;
+use oxrdf::{GraphNameRef, NamedOrBlankNodeRef, Quad, TermRef};
+use rustc_hash::FxHashMap;
+
+/// Longest term kept in the cache of known terms: longer ones are mostly text literals,
+/// which seldom recur, and would crowd out the IRIs that do.
+const MAX_CACHED_TERM: usize = 160;
+/// Bytes a cached or pending term costs beyond its own bytes (boxed key, map slot, id).
+const TERM_OVERHEAD: usize = 48;
+
+/// Turns parsed quads into id quads, one chunk at a time.
+pub(super) struct Encoder<'a> {
+    database: &'a Database,
+    /// Terms whose final ids are known, kept while used (see [`KnownTerms`]).
+    known: KnownTerms,
+    /// This chunk's terms not in `known`: their provisional index and the kind of id they get.
+    pending: FxHashMap<Box<[u8]>, (u32, TermKind)>,
+    pending_bytes: usize,
+    blanks: FxHashMap<String, TermId>,
+    quads: Vec<EncodedQuad>,
+    next_dictionary_id: u64,
+    next_blank_id: u64,
+    /// The first dictionary id this load minted: ids below it are the store's.
+    first_load_id: u64,
+    /// Whether the store held dictionary terms before the load; it does not change until the
+    /// load commits, so only then is its dictionary worth a look-up.
+    store_had_terms: bool,
+    buffer: Vec<u8>,
+    rdf_type_bytes: Vec<u8>,
+    rdf_type: Option<TermId>,
+}
+
+/// The quads of one chunk with final ids, and the dictionary terms new to the load.
+pub(super) struct EncodedChunk {
+    /// Quads in input order, duplicates included.
+    pub(super) quads: Vec<EncodedQuad>,
+    /// Terms minted for this chunk, with their dictionary bytes.
+    pub(super) new_terms: Vec<(TermId, Box<[u8]>)>,
+    /// The id of `rdf:type`, once any chunk has used it.
+    pub(super) rdf_type: Option<TermId>,
+    /// The next free ids after this chunk.
+    pub(super) next_dictionary_id: u64,
+    /// The next free blank node number after this chunk.
+    pub(super) next_blank_id: u64,
+}
+
+impl<'a> Encoder<'a> {
+    /// An encoder continuing the store's id counters, caching up to `known_budget` bytes of
+    /// terms between chunks.
+    pub(super) fn new(database: &'a Database, state: &WriterState, known_budget: usize) -> Self {
+        let mut rdf_type_bytes = Vec::new();
+        encode_term_bytes(rdf::TYPE.into(), &mut rdf_type_bytes);
+        Self {
+            database,
+            known: KnownTerms::new(known_budget),
+            pending: FxHashMap::default(),
+            pending_bytes: 0,
+            blanks: FxHashMap::default(),
+            quads: Vec::new(),
+            next_dictionary_id: state.next_dictionary_id,
+            next_blank_id: state.next_blank_id,
+            first_load_id: state.next_dictionary_id,
+            store_had_terms: state.next_dictionary_id > 1,
+            buffer: Vec::new(),
+            rdf_type_bytes,
+            rdf_type: None,
+        }
+    }
+
+    /// Starts a document: blank node labels are scoped to the document they come from.
+    pub(super) fn start_document(&mut self) {
+        self.blanks.clear();
+    }
+
+    /// Quads in the chunk so far.
+    pub(super) fn len(&self) -> usize {
+        self.quads.len()
+    }
+
+    /// Memory the chunk holds so far, in bytes (quads and pending terms).
+    pub(super) fn chunk_bytes(&self) -> usize {
+        self.quads.len() * std::mem::size_of::<EncodedQuad>() + self.pending_bytes
+    }
+
+    /// Takes back an empty quad buffer of a written chunk, to fill with the next chunk's
+    /// quads without allocating (and page-faulting) a new one.
+    pub(super) fn recycle(&mut self, quads: Vec<EncodedQuad>) {
+        if quads.capacity() > self.quads.capacity() && self.quads.is_empty() {
+            self.quads = quads;
+        }
+    }
+
+    /// Adds one quad to the chunk.
+    pub(super) fn push(&mut self, quad: &Quad) -> Result<(), StoreError> {
+        let subject = match quad.subject.as_ref() {
+            NamedOrBlankNodeRef::BlankNode(b) => self.blank(b.as_str())?,
+            s => self.term(s.into()),
+        };
+        let predicate = self.term(quad.predicate.as_ref().into());
+        let object = match quad.object.as_ref() {
+            TermRef::BlankNode(b) => self.blank(b.as_str())?,
+            o => self.term(o),
+        };
+        let graph = match quad.graph_name.as_ref() {
+            GraphNameRef::DefaultGraph => TermId::DEFAULT_GRAPH,
+            GraphNameRef::BlankNode(b) => self.blank(b.as_str())?,
+            GraphNameRef::NamedNode(n) => self.term(n.into()),
+        };
+        self.quads
+            .push(EncodedQuad::new(subject, predicate, object, graph));
+        Ok(())
+    }
+
+    fn blank(&mut self, label: &str) -> Result<TermId, StoreError> {
+        if let Some(id) = self.blanks.get(label) {
+            return Ok(*id);
+        }
+        let id = self
+            .database
+            .blank_numbering()
+            .mint(&mut self.next_blank_id)?;
+        self.blanks.insert(label.to_owned(), id);
+        Ok(id)
+    }
+
+    /// The final id of a term if known, else its provisional id in this chunk.
+    fn term(&mut self, term: TermRef<'_>) -> TermId {
+        if let Some(id) = inline_id(term) {
+            return id;
+        }
+        encode_term_bytes(term, &mut self.buffer);
+        if let Some(id) = self.known.get(&self.buffer) {
+            return id;
+        }
+        if let Some((index, _)) = self.pending.get(self.buffer.as_slice()) {
+            return provisional(*index);
+        }
+        let index = u32::try_from(self.pending.len()).unwrap_or(u32::MAX);
+        self.pending_bytes += self.buffer.len() + TERM_OVERHEAD;
+        self.pending.insert(
+            self.buffer.clone().into_boxed_slice(),
+            (index, TermKind::of_dictionary_term(term)),
+        );
+        provisional(index)
+    }
+
+    /// Ends the chunk: resolves its pending terms against the dictionary as `staging` and the
+    /// store have it, mints ids for the terms found in neither, and gives the quads with final
+    /// ids. `staging` must hold every chunk written before this one.
+    pub(super) fn finish_chunk(
+        &mut self,
+        staging: Option<&Staging>,
+    ) -> Result<EncodedChunk, StoreError> {
+        let mut pending: Vec<(Vec<u8>, Box<[u8]>, u32, TermKind)> = self
+            .pending
+            .drain()
+            .map(|(bytes, (index, kind))| (lookup_key(&bytes), bytes, index, kind))
+            .collect();
+        self.pending_bytes = 0;
+        pending.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        let found = if self.store_had_terms || staging.is_some() {
+            current_values(
+                self.database,
+                staging,
+                Table::TermToId,
+                self.store_had_terms,
+                || pending.iter().map(|(key, ..)| key.as_slice()),
+                |v| Ok(decode_ids(v)?),
+            )?
+        } else {
+            Vec::new()
+        };
+        let mut ids = vec![TermId::DEFAULT_GRAPH; pending.len()];
+        let mut new_terms = Vec::new();
+        let mut found = found.into_iter();
+        for (key, bytes, index, kind) in pending {
+            let candidates = found.next().flatten().unwrap_or_default();
+            let existing = self.existing_id(&key, &bytes, &candidates, staging)?;
+            let id = existing.unwrap_or_else(|| {
+                let id = TermId::new(kind, self.next_dictionary_id);
+                self.next_dictionary_id += 1;
+                id
+            });
+            if *bytes == *self.rdf_type_bytes {
+                self.rdf_type = Some(id);
+            }
+            ids[index as usize] = id;
+            match (existing, bytes.len() <= MAX_CACHED_TERM) {
+                (Some(_), true) => self.known.insert(bytes, id),
+                (Some(_), false) => {}
+                (None, true) => {
+                    new_terms.push((id, bytes.clone()));
+                    self.known.insert(bytes, id);
+                }
+                (None, false) => new_terms.push((id, bytes)),
+            }
+        }
+        let mut quads = std::mem::take(&mut self.quads);
+        for quad in &mut quads {
+            for term in [
+                &mut quad.subject,
+                &mut quad.predicate,
+                &mut quad.object,
+                &mut quad.graph,
+            ] {
+                if term.kind() == TermKind::Transient {
+                    *term = ids[usize::try_from(term.payload()).unwrap_or(usize::MAX)];
+                }
+            }
+        }
+        Ok(EncodedChunk {
+            quads,
+            new_terms,
+            rdf_type: self.rdf_type,
+            next_dictionary_id: self.next_dictionary_id,
+            next_blank_id: self.next_blank_id,
+        })
+    }
+
+    /// Which of the ids listed under a term's dictionary key is the term's own. A direct key
+    /// lists exactly one; a hashed key lists every term with that hash, each checked against
+    /// its bytes (in the staged chunks for this load's ids, else in the store).
+    fn existing_id(
+        &self,
+        key: &[u8],
+        bytes: &[u8],
+        candidates: &[TermId],
+        staging: Option<&Staging>,
+    ) -> Result<Option<TermId>, StoreError> {
+        if !is_hashed_key(key) {
+            return Ok(candidates.first().copied());
+        }
+        for id in candidates {
+            let stored = if id.payload() >= self.first_load_id {
+                match staging {
+                    Some(staging) => staging.get(Table::IdToTerm, &id.to_be_bytes())?,
+                    None => None,
+                }
+            } else {
+                let db = self.database.db();
+                db.get_cf(self.database.cf(Table::IdToTerm), id.to_be_bytes())?
+            };
+            if stored.as_deref() == Some(bytes) {
+                return Ok(Some(*id));
+            }
+        }
+        Ok(None)
+    }
+}
+
+/// A cache of terms with their ids in two generations: terms go into the young one; when
+/// it fills half the budget it becomes the old one and the previous old one is dropped, and
+/// a term found in the old generation moves back to the young one. So the terms that keep
+/// being used (predicates, classes, often linked entities) stay, and terms met once (most
+/// literals) leave within two generations, in bounded memory.
+struct KnownTerms {
+    young: FxHashMap<Box<[u8]>, TermId>,
+    old: FxHashMap<Box<[u8]>, TermId>,
+    young_bytes: usize,
+    generation_budget: usize,
+}
+
+impl KnownTerms {
+    fn new(budget: usize) -> Self {
+        Self {
+            young: FxHashMap::default(),
+            old: FxHashMap::default(),
+            young_bytes: 0,
+            generation_budget: budget / 2,
+        }
+    }
+
+    fn get(&mut self, bytes: &[u8]) -> Option<TermId> {
+        if let Some(id) = self.young.get(bytes) {
+            return Some(*id);
+        }
+        let (bytes, id) = self.old.remove_entry(bytes)?;
+        self.insert(bytes, id);
+        Some(id)
+    }
+
+    fn insert(&mut self, bytes: Box<[u8]>, id: TermId) {
+        let cost = bytes.len() + TERM_OVERHEAD;
+        if cost > self.generation_budget {
+            return;
+        }
+        if self.young_bytes + cost > self.generation_budget {
+            // The old generation's table is reused for the new young one.
+            self.old.clear();
+            std::mem::swap(&mut self.old, &mut self.young);
+            self.young_bytes = 0;
+        }
+        self.young_bytes += cost;
+        self.young.insert(bytes, id);
+    }
+}
+
+/// The provisional id of a chunk's pending term: a transient id, which no stored quad has.
+fn provisional(index: u32) -> TermId {
+    TermId::new(TermKind::Transient, u64::from(index))
+}
