@@ -259,11 +259,11 @@ fn key_of(triple: &Triple, scope: Scope, key: Option<&Variable>) -> Option<Key> 
     }
 }
 
+/// Rows of counts: the key (none for a total) and the count.
+type Rows = Vec<(Option<TermId>, u64)>;
+
 /// The rows (key, count) of a recognized query, `None` when the counters do not decide it.
-fn rows(
-    reader: &Reader<'_>,
-    shape: &Shape,
-) -> Result<Option<Vec<(Option<TermId>, u64)>>, StoreError> {
+fn rows(reader: &Reader<'_>, shape: &Shape) -> Result<Option<Rows>, StoreError> {
     let predicate = match &shape.predicate {
         Some(p) => match reader.term_id(p.as_ref())? {
             Some(id) => Some(id),
@@ -273,7 +273,7 @@ fn rows(
         None => None,
     };
     let counter = Counter { reader };
-    let mut rows: Vec<(Option<TermId>, u64)> = Vec::new();
+    let mut rows: Rows = Vec::new();
     match (shape.key, predicate) {
         (Key::Nothing, None) => {
             let total = counter.quad_count()?;
@@ -341,7 +341,7 @@ fn rows(
 }
 
 /// The rows of a query whose predicate the store does not hold.
-fn empty(shape: &Shape) -> Vec<(Option<TermId>, u64)> {
+fn empty(shape: &Shape) -> Rows {
     if shape.key == Key::Nothing {
         vec![(None, 0)]
     } else {
