@@ -17,6 +17,7 @@ pub mod extract;
 pub mod federation;
 pub mod listener;
 pub mod page_cache;
+pub mod prefix_table;
 pub mod priority;
 pub mod rank_keeper;
 pub mod respond;

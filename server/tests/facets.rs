@@ -24,5 +24,7 @@ mod data;
 mod fct;
 #[path = "facets/fct_service.rs"]
 mod fct_service;
+#[path = "facets/labels.rs"]
+mod labels;
 #[path = "facets/ranges.rs"]
 mod ranges;

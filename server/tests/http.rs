@@ -11,6 +11,8 @@ mod broadcaster;
 mod clients;
 #[path = "http/common.rs"]
 mod common;
+#[path = "http/entity_rank.rs"]
+mod entity_rank;
 #[path = "http/graph_store.rs"]
 mod graph_store;
 #[path = "http/limits.rs"]

@@ -631,3 +631,66 @@ fn facet_text_constraints_use_the_index_and_agree_with_their_sparql() {
     }
     assert_eq!(compared, 8);
 }
+
+/// Issue 25: lookup reads CURIEs with the prefixes declared in the data (recorded by
+/// `Store::record_prefixes`, as loads and updates do), and shows each candidate's entity rank.
+#[test]
+fn lookup_reads_declared_prefixes_and_shows_the_entity_rank() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = dir.path().join("zoo.nt");
+    std::fs::write(
+        &file,
+        "<http://example.org/zoo/giraffe> <http://www.w3.org/2000/01/rdf-schema#label> \"Giraffe\" .\n\
+         <http://example.org/zoo/giraffe> <http://example.org/zoo/livesIn> <http://example.org/zoo/africa> .\n\
+         <http://example.org/zoo/zebra> <http://example.org/zoo/livesIn> <http://example.org/zoo/africa> .\n",
+    )
+    .expect("write");
+    let server = IndexedServer::start(
+        ServerSettings::default(),
+        Duration::from_secs(60),
+        |store| {
+            BulkLoader::new(store)
+                .load(&[Input::File(file.clone())])
+                .expect("load");
+            let declared = [("zoo".to_owned(), "http://example.org/zoo/".to_owned())];
+            assert_eq!(store.record_prefixes(&declared).expect("record"), 1);
+            // Not recorded: no name, or no IRI.
+            let junk = [
+                (String::new(), "http://example.org/".to_owned()),
+                ("x".to_owned(), "not an IRI".to_owned()),
+            ];
+            assert_eq!(store.record_prefixes(&junk).expect("record"), 0);
+            store
+                .compute_entity_rank(&std::sync::atomic::AtomicBool::new(false))
+                .expect("rank");
+        },
+    );
+    let json: Value = client()
+        .get(format!("{}/api/lookup", server.base))
+        .query(&[("q", "zoo:gir")])
+        .send()
+        .expect("request")
+        .json()
+        .expect("json");
+    assert_eq!(json["matchedBy"], "iri", "{json}");
+    let results = json["results"].as_array().expect("results");
+    assert_eq!(
+        results.first().and_then(|r| r["uri"].as_str()),
+        Some("http://example.org/zoo/giraffe"),
+        "{json}"
+    );
+    let africa: Value = client()
+        .get(format!("{}/api/lookup", server.base))
+        .query(&[("q", "zoo:africa")])
+        .send()
+        .expect("request")
+        .json()
+        .expect("json");
+    let first = &africa["results"][0];
+    assert_eq!(first["uri"], "http://example.org/zoo/africa", "{africa}");
+    let (africa_rank, giraffe_rank) = (
+        first["entityRank"].as_f64().expect("entityRank"),
+        results[0]["entityRank"].as_f64().expect("entityRank"),
+    );
+    assert!(africa_rank > giraffe_rank, "{africa_rank} {giraffe_rank}");
+}

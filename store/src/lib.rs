@@ -16,6 +16,7 @@ mod iri_index;
 mod kv;
 pub mod load;
 pub mod model;
+mod prefixes;
 mod quads;
 pub mod rank;
 pub mod sparql;

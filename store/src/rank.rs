@@ -90,7 +90,7 @@ struct LinkGraph {
     /// Node number of each source, in scan order.
     sources: Vec<u32>,
     /// Where each source's targets start in `targets` (one more entry than `sources`).
-    starts: Vec<u64>,
+    starts: Vec<usize>,
     /// Target node numbers.
     targets: Vec<u32>,
 }
@@ -121,7 +121,7 @@ fn read_links(
     for quad in reader.quads_for_pattern(None, None, None, None) {
         let quad = quad?;
         report.quads += 1;
-        if report.quads % QUADS_PER_STOP_CHECK == 0 && stop.load(Ordering::Relaxed) {
+        if report.quads.is_multiple_of(QUADS_PER_STOP_CHECK) && stop.load(Ordering::Relaxed) {
             return Ok(None);
         }
         let (s, p, o) = (quad.subject, quad.predicate, quad.object);
@@ -137,12 +137,12 @@ fn read_links(
             current = Some(s);
             let source = graph.node(s)?;
             graph.sources.push(source);
-            graph.starts.push(graph.targets.len() as u64);
+            graph.starts.push(graph.targets.len());
         }
         let target = graph.node(o)?;
         graph.targets.push(target);
     }
-    graph.starts.push(graph.targets.len() as u64);
+    graph.starts.push(graph.targets.len());
     report.links = graph.targets.len() as u64;
     report.entities = graph.nodes.len() as u64;
     Ok(Some(graph))
@@ -177,7 +177,7 @@ fn iterate(graph: &LinkGraph, stop: &AtomicBool, report: &mut RankReport) -> Opt
         next.fill(base);
         for (i, &source) in graph.sources.iter().enumerate() {
             let (from, to) = (graph.starts[i], graph.starts[i + 1]);
-            let targets = &graph.targets[from as usize..to as usize];
+            let targets = &graph.targets[from..to];
             #[allow(clippy::cast_precision_loss)]
             let share = DAMPING * scores[source as usize] / targets.len() as f64;
             for &target in targets {
@@ -321,12 +321,12 @@ mod tests {
                 current = Some(s);
                 let source = graph.node(s).unwrap();
                 graph.sources.push(source);
-                graph.starts.push(graph.targets.len() as u64);
+                graph.starts.push(graph.targets.len());
             }
             let target = graph.node(TermId::new(TermKind::Iri, o)).unwrap();
             graph.targets.push(target);
         }
-        graph.starts.push(graph.targets.len() as u64);
+        graph.starts.push(graph.targets.len());
         graph
     }
 

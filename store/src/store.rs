@@ -120,6 +120,18 @@ impl Store {
         crate::rank::state(&self.database)
     }
 
+    /// Records prefix declarations (name, namespace IRI) met in loaded files or updates, for
+    /// the prefix table every surface shows CURIEs with; the latest declaration of a name
+    /// wins, and implausible ones are skipped (see `prefixes`). Returns how many were kept.
+    pub fn record_prefixes(&self, declarations: &[(String, String)]) -> Result<usize, StoreError> {
+        crate::prefixes::record(&self.database, declarations)
+    }
+
+    /// The prefix declarations recorded by [`Store::record_prefixes`], by name.
+    pub fn declared_prefixes(&self) -> Result<Vec<(String, String)>, StoreError> {
+        crate::prefixes::declared(&self.database)
+    }
+
     /// Disk and memory use of every table.
     pub fn index_usage(&self) -> Result<Vec<IndexUsage>, StoreError> {
         let db = self.database.db();

@@ -1,24 +1,17 @@
-//! Picks a display label for every IRI in a facet response.
-//!
-//! Kept on its own so that it can later give way to the shared label selection of the web
-//! crate: the rest of the engine only calls [`Labels::label`]. The choice: the first of
-//! `rdfs:label`, `skos:prefLabel`, `foaf:name`, `dct:title`, `schema:name` the term has, and
-//! among that property's values the first preferred language (English, then no language,
-//! then any other, the smallest lexical form for determinism); with none, the IRI's local
-//! name.
+//! Picks a display label for every IRI in a facet response, by the label rule every surface
+//! shares (`lodestone_vocab::labels`): the first of the default label properties
+//! (`skos:prefLabel`, `rdfs:label`, `foaf:name`, `schema:name`, `dcterms:title`, …) the term
+//! has, then any other property of its own named `name`, `label`, `title` or `prefLabel` in
+//! any namespace; among that property's values the first preferred language (English, then
+//! no language, then any other, the smallest lexical form for determinism); with none, the
+//! IRI's local name.
 
 use lodestone_store::{Reader, StoreError, TermId};
+use lodestone_vocab::labels::{fallback_rank, DEFAULT_LABEL_PROPERTIES};
 use oxrdf::{NamedNodeRef, Term};
 
-/// Label properties in order of preference.
-const LABEL_PROPERTIES: [&str; 6] = [
-    "http://www.w3.org/2000/01/rdf-schema#label",
-    "http://www.w3.org/2004/02/skos/core#prefLabel",
-    "http://xmlns.com/foaf/0.1/name",
-    "http://purl.org/dc/terms/title",
-    "http://schema.org/name",
-    "https://schema.org/name",
-];
+/// The most statements of a term read for a fallback label property.
+const MAX_FALLBACK_STATEMENTS: usize = 256;
 
 /// The most label values read per term and property (a term with thousands of labels must
 /// not slow a response).
@@ -33,7 +26,7 @@ impl Labels {
     /// Resolves the label properties the store knows.
     pub fn new(reader: &Reader<'_>) -> Result<Self, StoreError> {
         let mut properties = Vec::new();
-        for iri in LABEL_PROPERTIES {
+        for iri in DEFAULT_LABEL_PROPERTIES {
             if let Some(id) = reader.term_id(NamedNodeRef::new_unchecked(iri).into())? {
                 properties.push(id);
             }
@@ -66,32 +59,66 @@ impl Labels {
 
     fn stored_label(&self, reader: &Reader<'_>, id: TermId) -> Result<Option<String>, StoreError> {
         for property in &self.properties {
-            let mut best: Option<(u8, String)> = None;
-            for quad in reader
-                .quads_for_pattern(Some(id), Some(*property), None, None)
-                .take(MAX_CANDIDATES)
-            {
-                let Term::Literal(literal) = reader.term(quad?.object)? else {
-                    continue;
-                };
-                let rank = match literal.language() {
-                    Some(l) if l.eq_ignore_ascii_case("en") || l.starts_with("en-") => 0,
-                    None => 1,
-                    Some(_) => 2,
-                };
-                let better = best
-                    .as_ref()
-                    .is_none_or(|(r, v)| (rank, literal.value()) < (*r, v.as_str()));
-                if better {
-                    best = Some((rank, literal.value().to_owned()));
-                }
-            }
-            if let Some((_, label)) = best {
+            if let Some(label) = best_value(reader, id, *property)? {
                 return Ok(Some(label));
             }
         }
-        Ok(None)
+        // The fallback: a property of its own named like a label, the best-ranked name.
+        let mut fallback: Option<(usize, TermId)> = None;
+        for quad in reader
+            .quads_for_pattern(Some(id), None, None, None)
+            .take(MAX_FALLBACK_STATEMENTS)
+        {
+            let quad = quad?;
+            if fallback.is_some_and(|(_, p)| p == quad.predicate)
+                || self.properties.contains(&quad.predicate)
+            {
+                continue;
+            }
+            let Term::NamedNode(predicate) = reader.term(quad.predicate)? else {
+                continue;
+            };
+            if let Some(rank) = fallback_rank(predicate.as_str()) {
+                if fallback.is_none_or(|(best, _)| rank < best) {
+                    fallback = Some((rank, quad.predicate));
+                }
+            }
+        }
+        match fallback {
+            Some((_, property)) => best_value(reader, id, property),
+            None => Ok(None),
+        }
     }
+}
+
+/// The best literal of one property of a term: English, then no language, then any other,
+/// the smallest lexical form among equals.
+fn best_value(
+    reader: &Reader<'_>,
+    id: TermId,
+    property: TermId,
+) -> Result<Option<String>, StoreError> {
+    let mut best: Option<(u8, String)> = None;
+    for quad in reader
+        .quads_for_pattern(Some(id), Some(property), None, None)
+        .take(MAX_CANDIDATES)
+    {
+        let Term::Literal(literal) = reader.term(quad?.object)? else {
+            continue;
+        };
+        let rank = match literal.language() {
+            Some(l) if l.eq_ignore_ascii_case("en") || l.starts_with("en-") => 0,
+            None => 1,
+            Some(_) => 2,
+        };
+        let better = best
+            .as_ref()
+            .is_none_or(|(r, v)| (rank, literal.value()) < (*r, v.as_str()));
+        if better {
+            best = Some((rank, literal.value().to_owned()));
+        }
+    }
+    Ok(best.map(|(_, label)| label))
 }
 
 /// The part of an IRI after its last `#`, `/` or `:` (the whole IRI when that is empty).

@@ -14,7 +14,6 @@ use axum::response::Response;
 use lodestone_indexer::TextIndex;
 use lodestone_store::model::{NamedNodeRef, Term};
 use lodestone_store::{Reader, Store};
-use lodestone_vocab::Prefixes;
 use serde_json::{json, Value};
 use std::time::Duration;
 
@@ -221,7 +220,7 @@ pub(crate) fn candidates(
     limit: usize,
 ) -> Result<Candidates, ApiError> {
     let reader = store.reader();
-    let prefixes = Prefixes::well_known();
+    let prefixes = crate::prefix_table::of_store(store);
     let reading = Reading::of(q, &prefixes);
     let scored = rank(&reader, index, q, &reading, langs, limit)?;
     let mut results = Vec::with_capacity(scored.len());

@@ -1,0 +1,80 @@
+//! The prefixes declared in the data: `@prefix`/`PREFIX` lines of loaded Turtle and TriG files
+//! and of SPARQL updates, kept in the `prefixes` table (prefix name → namespace IRI) so that
+//! lookup, pages, the SPARQL editor and search can show and read CURIEs the publisher chose.
+//!
+//! The latest declaration of a name wins. Names and namespaces are checked loosely: a name is
+//! at most 64 characters of letters, digits, `_`, `-` and `.` (or empty, the default prefix
+//! `:`, which is not recorded), a namespace an absolute IRI of at most 1,024 bytes; anything
+//! else is skipped, never an error of the load or update that declared it.
+
+use crate::database::Database;
+use crate::error::{CorruptionError, StoreError};
+use crate::kv::Table;
+use rocksdb::WriteBatch;
+
+/// Longest prefix name recorded.
+const MAX_NAME: usize = 64;
+/// Longest namespace recorded.
+const MAX_NAMESPACE: usize = 1024;
+
+/// Whether a declaration is worth recording.
+fn is_recordable(name: &str, namespace: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= MAX_NAME
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.'))
+        && namespace.len() <= MAX_NAMESPACE
+        && oxiri::Iri::parse(namespace).is_ok()
+}
+
+/// Records `(name, namespace)` declarations; returns how many were recorded.
+pub(crate) fn record(
+    database: &Database,
+    declarations: &[(String, String)],
+) -> Result<usize, StoreError> {
+    let cf = database.cf(Table::Prefixes);
+    let mut batch = WriteBatch::default();
+    for (name, namespace) in declarations {
+        if is_recordable(name, namespace) {
+            batch.put_cf(cf, name.as_bytes(), namespace.as_bytes());
+        }
+    }
+    let recorded = batch.len();
+    if recorded > 0 {
+        database.write(batch, &database.write_options())?;
+    }
+    Ok(recorded)
+}
+
+/// Every recorded declaration, by name.
+pub(crate) fn declared(database: &Database) -> Result<Vec<(String, String)>, StoreError> {
+    let mut iter = database.db().raw_iterator_cf(database.cf(Table::Prefixes));
+    iter.seek_to_first();
+    let mut out = Vec::new();
+    while let (Some(key), Some(value)) = (iter.key(), iter.value()) {
+        let text = |bytes: &[u8]| {
+            String::from_utf8(bytes.to_vec())
+                .map_err(|_| CorruptionError::msg("a prefix that is not UTF-8"))
+        };
+        out.push((text(key)?, text(value)?));
+        iter.next();
+    }
+    iter.status()?;
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_plausible_declarations_are_recorded() {
+        assert!(is_recordable("nmo", "http://nomisma.org/ontology#"));
+        assert!(is_recordable("dc.terms", "http://purl.org/dc/terms/"));
+        assert!(!is_recordable("", "http://example.org/"));
+        assert!(!is_recordable("a b", "http://example.org/"));
+        assert!(!is_recordable("ex", "not an iri"));
+        assert!(!is_recordable(&"x".repeat(65), "http://example.org/"));
+    }
+}
