@@ -20,6 +20,8 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+const TOKEN: &str = "text-sparql-token";
+
 fn data_file(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../shared/data")
@@ -54,6 +56,42 @@ impl Server {
             base: server.base.clone(),
             _server: server,
         }
+    }
+
+    /// A server over the N-Quads `quads`, writable with [`TOKEN`].
+    fn with_quads(quads: &str) -> Self {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let file = dir.path().join("data.nq");
+        std::fs::write(&file, quads).expect("write quads");
+        let settings = ServerSettings::default().with_update_token(TOKEN);
+        let server = IndexedServer::start(settings, Duration::from_secs(60), |store| {
+            BulkLoader::new(store)
+                .load(&[Input::File(file)])
+                .expect("load");
+        });
+        Self {
+            base: server.base.clone(),
+            _server: server,
+        }
+    }
+
+    /// Runs an update; its status and body.
+    fn update(&self, text: &str) -> (u16, String) {
+        let response = client()
+            .post(format!("{}/sparql", self.base))
+            .form(&[("update", text)])
+            .bearer_auth(TOKEN)
+            .send()
+            .expect("update");
+        (response.status().as_u16(), response.text().expect("body"))
+    }
+
+    /// The query is a 400 whose message names `problem`.
+    fn refuses(&self, query: &str, problem: &str) {
+        let response = self.sparql(query);
+        assert_eq!(response.status(), 400, "{query}");
+        let body = response.text().expect("body");
+        assert!(body.contains(problem), "{query}: {body}");
     }
 
     fn sparql(&self, query: &str) -> Response {
@@ -271,10 +309,7 @@ fn malformed_text_expressions_are_400_naming_the_problem() {
             "lodestone:colour",
         ),
     ] {
-        let response = server.sparql(query);
-        assert_eq!(response.status(), 400, "{query}");
-        let body = response.text().expect("body");
-        assert!(body.contains(problem), "{query}: {body}");
+        server.refuses(query, problem);
     }
 }
 
@@ -333,4 +368,178 @@ fn the_sparql_of_a_ranked_list_gives_its_rows_in_its_order() {
             assert_eq!(shown, listed, "{words} at {offset}: {sparql}");
         }
     }
+}
+
+/// Labels in named graphs: "zebra crossing" is the label of `a` in `g1` and of `b` in `g2`.
+const GRAPHS: &str = r#"
+<http://ex/a> <http://www.w3.org/2000/01/rdf-schema#label> "zebra crossing" <http://ex/g1> .
+<http://ex/b> <http://www.w3.org/2000/01/rdf-schema#label> "zebra crossing" <http://ex/g2> .
+<http://ex/c> <http://www.w3.org/2000/01/rdf-schema#label> "lion" <http://ex/g3> .
+<http://ex/d> <http://www.w3.org/2000/01/rdf-schema#label> "zebra" <http://ex/g3> .
+<http://ex/e> <http://www.w3.org/2000/01/rdf-schema#label> "zebra herd on the plain" .
+<http://ex/e> <http://www.w3.org/2000/01/rdf-schema#comment> "a lion watches" .
+"#;
+
+fn sorted(mut rows: Vec<Vec<String>>) -> Vec<Vec<String>> {
+    rows.sort();
+    rows
+}
+
+fn row(cells: &[&str]) -> Vec<String> {
+    cells.iter().map(|c| (*c).to_owned()).collect()
+}
+
+#[test]
+fn virtuoso_option_score_binds_the_score_and_score_limit_keeps_the_best() {
+    let server = Server::with_quads(GRAPHS);
+    let listed = server.rows(
+        "SELECT ?o ?sc WHERE { (?o ?sc) bif:contains \"zebra\" } ORDER BY DESC(?sc) ?o",
+        &["o", "sc"],
+    );
+    assert_eq!(listed.len(), 3, "{listed:?}");
+    for query in [
+        "SELECT ?o ?sc WHERE { ?o bif:contains \"zebra\" OPTION (score ?sc) } ORDER BY DESC(?sc) ?o",
+        "SELECT DISTINCT ?o ?sc WHERE { ?s ?p ?o . ?o bif:contains 'zebra' option ( SCORE ?sc ) . } ORDER BY DESC(?sc) ?o",
+    ] {
+        assert_eq!(server.rows(query, &["o", "sc"]), listed, "{query}");
+    }
+    // score_limit: only hits scoring at least the limit.
+    let best: f64 = listed[0][1].parse().expect("score");
+    let worst: f64 = listed[2][1].parse().expect("score");
+    assert!(best > worst, "{listed:?}");
+    let limited = server.rows(
+        &format!(
+            "SELECT ?o ?sc WHERE {{ ?o bif:contains 'zebra' OPTION (score ?sc, score_limit {best}) }}"
+        ),
+        &["o", "sc"],
+    );
+    assert!(
+        !limited.is_empty() && limited.len() < listed.len(),
+        "{limited:?}"
+    );
+    assert!(limited
+        .iter()
+        .all(|r| r[1].parse::<f64>().expect("score") >= best));
+    for (query, problem) in [
+        (
+            "SELECT * WHERE { ?o bif:contains 'zebra' OPTION (offband ?x) }",
+            "offband",
+        ),
+        (
+            "SELECT * WHERE { ?o bif:contains 'zebra' OPTION (score 3) }",
+            "takes a variable",
+        ),
+        (
+            "SELECT * WHERE { ?o <http://ex/p> 'zebra' OPTION (score ?x) }",
+            "follows a bif:contains",
+        ),
+    ] {
+        server.refuses(query, problem);
+    }
+}
+
+#[test]
+fn a_text_pattern_inside_graph_matches_in_the_graph_of_its_literal() {
+    let server = Server::with_quads(GRAPHS);
+    // The literal is in g1 and g2, not in g3 (which has other zebras) nor in the default graph.
+    let literal = sorted(server.rows(
+        "SELECT ?g ?o WHERE { GRAPH ?g { ?o bif:contains \"crossing\" } }",
+        &["g", "o"],
+    ));
+    assert_eq!(
+        literal,
+        [
+            row(&["http://ex/g1", "zebra crossing"]),
+            row(&["http://ex/g2", "zebra crossing"])
+        ]
+    );
+    let scored = sorted(server.rows(
+        "SELECT ?g ?s WHERE { GRAPH ?g { ?s ?p ?o . ?o bif:contains 'crossing' OPTION (score ?sc) } }",
+        &["g", "s"],
+    ));
+    assert_eq!(
+        scored,
+        [
+            row(&["http://ex/g1", "http://ex/a"]),
+            row(&["http://ex/g2", "http://ex/b"])
+        ]
+    );
+    let entities = sorted(server.rows(
+        "SELECT ?g ?s ?lit WHERE { GRAPH ?g { (?s ?sc ?lit) text:query \"zebra\" } }",
+        &["g", "s", "lit"],
+    ));
+    assert_eq!(
+        entities,
+        [
+            row(&["http://ex/g1", "http://ex/a", "zebra crossing"]),
+            row(&["http://ex/g2", "http://ex/b", "zebra crossing"]),
+            row(&["http://ex/g3", "http://ex/d", "zebra"]),
+        ]
+    );
+    // A named graph: only what is in it.
+    assert!(server
+        .rows(
+            "SELECT ?o WHERE { GRAPH <http://ex/g3> { ?o bif:contains 'crossing' } }",
+            &["o"]
+        )
+        .is_empty());
+    assert_eq!(
+        server.rows(
+            "SELECT ?s WHERE { GRAPH <http://ex/g2> { ?s lodestone:text 'zebra' } }",
+            &["s"]
+        ),
+        [row(&["http://ex/b"])]
+    );
+    // Inside OPTIONAL in the graph (the table stays inside GRAPH): the same scoping.
+    let optional = sorted(server.rows(
+        "SELECT ?g ?o WHERE { GRAPH ?g { ?x ?p ?y OPTIONAL { ?o bif:contains 'crossing' FILTER(?o = ?y) } } }",
+        &["g", "o"],
+    ));
+    assert_eq!(
+        optional,
+        [
+            row(&["http://ex/g1", "zebra crossing"]),
+            row(&["http://ex/g2", "zebra crossing"]),
+            row(&["http://ex/g3", ""]),
+            row(&["http://ex/g3", ""]),
+        ]
+    );
+}
+
+#[test]
+fn updates_use_text_patterns_in_their_where_against_the_store_as_they_start() {
+    let server = Server::with_quads(GRAPHS);
+    let labels = |server: &Server| {
+        sorted(server.rows(
+            "SELECT ?s ?o WHERE { ?s <http://www.w3.org/2000/01/rdf-schema#label> ?o }",
+            &["s", "o"],
+        ))
+    };
+    // A literal pattern with its score, into the default graph.
+    let (status, body) = server.update(
+        "INSERT { ?s <http://ex/score> ?sc } WHERE { ?s ?p ?o . ?o bif:contains 'lion' OPTION (score ?sc) }",
+    );
+    assert_eq!(status, 204, "{body}");
+    let scored = sorted(server.rows("SELECT ?s WHERE { ?s <http://ex/score> ?sc }", &["s"]));
+    // The default graph is the union of the graphs: c's label (in g3) counts too.
+    assert_eq!(scored, [row(&["http://ex/c"]), row(&["http://ex/e"])]);
+    // Inside GRAPH: only the graph of the literal loses its triple.
+    let (status, body) = server.update(
+        "DELETE { GRAPH ?g { ?s ?p ?o } } WHERE { GRAPH ?g { ?s ?p ?o . ?o bif:contains 'crossing' } }",
+    );
+    assert_eq!(status, 204, "{body}");
+    let left: Vec<String> = labels(&server).into_iter().map(|r| r[0].clone()).collect();
+    assert_eq!(left, ["http://ex/c", "http://ex/d", "http://ex/e"]);
+    // Written by one request, matched by the text pattern of the next.
+    let (status, body) = server.update(
+        "INSERT DATA { <http://ex/f> <http://www.w3.org/2000/01/rdf-schema#label> \"giraffe\" }",
+    );
+    assert_eq!(status, 204, "{body}");
+    let (status, body) =
+        server.update("DELETE { ?s ?p ?o } WHERE { ?s text:query 'giraffe' . ?s ?p ?o }");
+    assert_eq!(status, 204, "{body}");
+    assert!(!labels(&server).iter().any(|r| r[0] == "http://ex/f"));
+    let (status, body) = server.update("DELETE WHERE { ?o bif:contains 'lion AND' }");
+    assert_eq!(status, 400, "{body}");
+    assert!(body.contains("ends where a word"), "{body}");
 }

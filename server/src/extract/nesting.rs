@@ -235,7 +235,7 @@ pub fn check_json_depth(body: &[u8]) -> Result<(), ApiError> {
 }
 
 /// The index just after the next `stop` byte from `start` (or the end).
-fn skip_until(text: &[u8], start: usize, stop: u8) -> usize {
+pub(crate) fn skip_until(text: &[u8], start: usize, stop: u8) -> usize {
     text[start..]
         .iter()
         .position(|&b| b == stop)
@@ -243,7 +243,7 @@ fn skip_until(text: &[u8], start: usize, stop: u8) -> usize {
 }
 
 /// The index just after the string literal opening at `start` (short or long form).
-fn skip_string(text: &[u8], start: usize) -> usize {
+pub(crate) fn skip_string(text: &[u8], start: usize) -> usize {
     let quote = text[start];
     let long = text.get(start + 1) == Some(&quote) && text.get(start + 2) == Some(&quote);
     let mut i = start + if long { 3 } else { 1 };
@@ -266,7 +266,7 @@ fn skip_string(text: &[u8], start: usize) -> usize {
 
 /// The index just after an IRI reference opening at `start`, if the text there is one (the
 /// characters SPARQL allows in `<…>`, then `>`); `None` for a less-than operator.
-fn iri_end(text: &[u8], start: usize) -> Option<usize> {
+pub(crate) fn iri_end(text: &[u8], start: usize) -> Option<usize> {
     for (offset, &b) in text[start + 1..].iter().enumerate() {
         match b {
             b'>' => return Some(start + offset + 2),

@@ -58,11 +58,13 @@ pub fn options_for(optimizable: bool, options: QueryOptions) -> QueryOptions {
     }
 }
 
-/// Parses a query a client sent.
+/// Parses a query a client sent (Virtuoso's `OPTION ( … )` after `bif:contains` read first:
+/// [`crate::text_sparql::options`]).
 pub async fn query(state: &AppState, text: &str) -> Result<Parsed<Query>, ApiError> {
     parse(state, text, |parser, text| {
+        let text = crate::text_sparql::options::rewrite(text).map_err(ApiError::QuerySyntax)?;
         let query = parser
-            .parse_query(text)
+            .parse_query(&text)
             .map_err(|e| ApiError::QuerySyntax(e.to_string()))?;
         let shape = tree_depth::check_query(&query)?;
         Ok((query, shape.optimizable()))
@@ -73,8 +75,9 @@ pub async fn query(state: &AppState, text: &str) -> Result<Parsed<Query>, ApiErr
 /// Parses an update a client sent.
 pub async fn update(state: &AppState, text: &str) -> Result<Parsed<Update>, ApiError> {
     parse(state, text, |parser, text| {
+        let text = crate::text_sparql::options::rewrite(text).map_err(ApiError::UpdateSyntax)?;
         let update = parser
-            .parse_update(text)
+            .parse_update(&text)
             .map_err(|e| ApiError::UpdateSyntax(e.to_string()))?;
         let shape = tree_depth::check_update(&update)?;
         Ok((update, shape.optimizable()))

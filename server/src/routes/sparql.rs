@@ -189,8 +189,17 @@ async fn update(state: AppState, request: SparqlRequest, text: &str) -> Result<R
     let store = state.store().clone();
     let settings = state.settings().clone();
     let query_options = parse::options_for(optimizable, state.query_options());
+    let index = state.text_index().cloned();
     run_write(&state, permit, budget, text.len(), move |token| {
         let _tree_share = share;
+        // The text patterns of its WHERE clauses, against the store as the update starts.
+        let query_options = crate::text_sparql::prepare_update(
+            index.as_ref(),
+            settings.max_text_hits,
+            &store.reader(),
+            &mut update,
+            query_options,
+        )?;
         let options = UpdateOptions {
             query: query_options.with_cancellation(token.clone()),
             load_folder: settings.load_folder.clone(),

@@ -15,11 +15,17 @@
 //!   match and the rest of the BGP binds the pattern's subject: the same rows, without
 //!   materialising a large list.
 //!
+//! Inside `GRAPH`, a hit counts in the graphs that hold its matching literal (`graphs.rs`);
+//! Virtuoso's `OPTION (score ?sc)` is read before parsing (`options.rs`); the `WHERE` of an
+//! update is planned as a query's is ([`prepare_update`]).
+//!
 //! The hits are those of `/api/search` for the same words (same tantivy query, analysis and
 //! ranking: [`lodestone_indexer::IndexSearcher::text_hits`]). A table holds at most
 //! `max_hits` entities, the best ones: a pattern that must be a table (it binds a score, a
 //! literal or a snippet, or nothing else binds its subject) sees only those.
 
+mod graphs;
+pub mod options;
 mod patterns;
 mod plan;
 pub mod virtuoso;
@@ -29,8 +35,10 @@ use lodestone_indexer::TextIndex;
 use lodestone_store::sparql::{CustomFunction, QueryOptions};
 use lodestone_store::Reader;
 use oxrdf::NamedNode;
+use plan::InGraph;
 use spargebra::algebra::{Expression, GraphPattern};
-use spargebra::Query;
+use spargebra::term::NamedNodePattern;
+use spargebra::{GraphUpdateOperation, Query, Update};
 use std::sync::Arc;
 
 /// Virtuoso's `bif:contains`.
@@ -74,6 +82,34 @@ pub fn prepare(
             options.with_function(name, function)
         });
     Ok((rewritten.query, options))
+}
+
+/// The text patterns of every `DELETE`/`INSERT … WHERE` of an update replaced, as a query's
+/// are, with the functions their filters call added to the options. Blocking.
+///
+/// `reader` is the store as the update starts (updates run one at a time, so it is the
+/// snapshot the update's transaction starts from); the planner waits, as for a query, until
+/// the index reflects that snapshot's last commit. The hits are computed once, before the
+/// first operation runs: operations earlier in the same request are not seen by the index.
+pub fn prepare_update(
+    index: Option<&Arc<TextIndex>>,
+    max_hits: usize,
+    reader: &Reader<'_>,
+    update: &mut Update,
+    options: QueryOptions,
+) -> Result<QueryOptions, ApiError> {
+    let mut planner = plan::Planner::new(index, max_hits, reader);
+    for operation in &mut update.operations {
+        if let GraphUpdateOperation::DeleteInsert { pattern, .. } = operation {
+            visit(pattern, &mut planner)?;
+        }
+    }
+    Ok(planner
+        .into_functions()
+        .into_iter()
+        .fold(options, |options, (name, function)| {
+            options.with_function(name, function)
+        }))
 }
 
 /// Replaces the text patterns of a query (see the module's notes). Without a text index, a
@@ -138,8 +174,33 @@ fn visit(
             visit_expression(expression, planner)?;
             visit(inner, planner)?;
         }
-        GraphPattern::Graph { inner, .. }
-        | GraphPattern::OrderBy { inner, .. }
+        GraphPattern::Graph { inner, name } => {
+            // The group's own BGP gets a row per graph (lifted out of the group after); deeper
+            // patterns under a graph variable are tied to the graph by FILTER EXISTS.
+            let top = Some(InGraph::Rows(name.clone()));
+            let deep = match name {
+                NamedNodePattern::NamedNode(_) => top.clone(),
+                NamedNodePattern::Variable(_) => Some(InGraph::Exists),
+            };
+            let outer = planner.in_graph(deep);
+            match inner.as_mut() {
+                GraphPattern::Bgp { .. } => {
+                    planner.in_graph(top);
+                    visit(inner, planner)?;
+                }
+                GraphPattern::Filter { expr, inner: bgp }
+                    if matches!(bgp.as_ref(), GraphPattern::Bgp { .. }) =>
+                {
+                    visit_expression(expr, planner)?;
+                    planner.in_graph(top);
+                    visit(bgp, planner)?;
+                }
+                _ => visit(inner, planner)?,
+            }
+            planner.in_graph(outer);
+            graphs::lift(pattern);
+        }
+        GraphPattern::OrderBy { inner, .. }
         | GraphPattern::Project { inner, .. }
         | GraphPattern::Distinct { inner }
         | GraphPattern::Reduced { inner }

@@ -1,6 +1,7 @@
 //! Finding text patterns in a basic graph pattern, in the three syntaxes users bring:
 //!
-//! - Virtuoso: `?o bif:contains "expr"`, and `(?o ?score) bif:contains "expr"` for the score;
+//! - Virtuoso: `?o bif:contains "expr"`, and for the score `(?o ?score) bif:contains "expr"`
+//!   or `?o bif:contains "expr" OPTION (score ?score)` (read first by `options.rs`);
 //! - Jena: `?s text:query "words"`, `?s text:query (rdfs:label "words" 10 "lang:en")`,
 //!   `(?s ?score ?literal) text:query (…)`;
 //! - Lodestone: `?e lodestone:text "words"` or `?e lodestone:text [ lodestone:query "words";
@@ -10,6 +11,7 @@
 //! A pattern is taken out of the BGP together with the triples that spell its lists
 //! (`rdf:first`/`rdf:rest`) and its description (`[ … ]`); the rest stays.
 
+use super::options::OPTION_PREFIX;
 use super::virtuoso;
 use super::{BIF_CONTAINS, LODESTONE, TEXT_QUERY};
 use oxrdf::vocab::{rdf, xsd};
@@ -46,6 +48,8 @@ pub(super) struct TextPattern {
     pub(super) property: Option<NamedNode>,
     /// Most rows.
     pub(super) limit: Option<usize>,
+    /// Only hits scoring at least this (Virtuoso's `OPTION (score_limit n)`).
+    pub(super) min_score: Option<f32>,
 }
 
 /// Splits a BGP into its text patterns and the rest; a text pattern written wrongly is an
@@ -60,13 +64,23 @@ pub(super) fn extract(
             continue;
         };
         let pattern = match predicate.as_str() {
-            BIF_CONTAINS => virtuoso_pattern(patterns, &mut used, triple)?,
+            BIF_CONTAINS => virtuoso_pattern(patterns, &mut used, i)?,
             TEXT_QUERY => jena_pattern(patterns, &mut used, triple)?,
             p if p == format!("{LODESTONE}text") => native_pattern(patterns, &mut used, triple)?,
             _ => continue,
         };
         used[i] = true;
         found.push(pattern);
+    }
+    if let Some(stray) = patterns
+        .iter()
+        .zip(&used)
+        .find(|(t, used)| !**used && option_name(t).is_some())
+    {
+        return Err(format!(
+            "OPTION ( … ) follows a bif:contains pattern, not {} {}",
+            stray.0.subject, stray.0.predicate
+        ));
     }
     let rest = patterns
         .iter()
@@ -152,6 +166,7 @@ fn empty(subject: TermPattern, level: Level) -> TextPattern {
         langs: Vec::new(),
         property: None,
         limit: None,
+        min_score: None,
     }
 }
 
@@ -180,16 +195,64 @@ fn subject_side(
     Ok((out, rest.iter().skip(1).cloned().collect()))
 }
 
-/// `?o bif:contains "expr"` or `(?o ?score) bif:contains "expr"`.
+/// The name of a Virtuoso option the triple stands for (see `options.rs`), if it is one.
+fn option_name(triple: &TriplePattern) -> Option<&str> {
+    match &triple.predicate {
+        NamedNodePattern::NamedNode(p) => p
+            .as_str()
+            .strip_prefix(LODESTONE)?
+            .strip_prefix(OPTION_PREFIX),
+        NamedNodePattern::Variable(_) => None,
+    }
+}
+
+/// `?o bif:contains "expr"` or `(?o ?score) bif:contains "expr"`, with the options of its
+/// `OPTION (score ?sc, score_limit n)`: the option triples of the same subject after it.
 fn virtuoso_pattern(
     patterns: &[TriplePattern],
     used: &mut [bool],
-    triple: &TriplePattern,
+    at: usize,
 ) -> Result<TextPattern, String> {
+    let triple = &patterns[at];
     let shape = ("bif:contains", "(?literal ?score)", 2);
     let (mut out, _) = subject_side(patterns, used, triple, Level::Literal, shape)?;
     let expression = string(&triple.object, "expression of bif:contains")?;
     out.branches = virtuoso::branches(&expression).map_err(|e| e.to_string())?;
+    for (j, option) in patterns.iter().enumerate().skip(at + 1) {
+        if option.subject != triple.subject {
+            continue;
+        }
+        let Some(name) = option_name(option) else {
+            if matches!(&option.predicate, NamedNodePattern::NamedNode(p) if p.as_str() == BIF_CONTAINS)
+            {
+                break;
+            }
+            continue;
+        };
+        used[j] = true;
+        match name {
+            "score" => {
+                let score = variable(&option.object, "score")?;
+                if out.score.as_ref().is_some_and(|s| *s != score) {
+                    return Err(format!(
+                        "bif:contains binds its score to one variable, not {} and {score}",
+                        out.score
+                            .as_ref()
+                            .map_or(String::new(), ToString::to_string)
+                    ));
+                }
+                out.score = Some(score);
+            }
+            "score_limit" => {
+                let limit = string(&option.object, "score_limit")?;
+                out.min_score =
+                    Some(limit.parse::<f32>().map_err(|e| {
+                        format!("OPTION (score_limit {limit}) is not a number: {e}")
+                    })?);
+            }
+            other => return Err(format!("OPTION ({other} …) is not supported")),
+        }
+    }
     Ok(out)
 }
 
@@ -335,6 +398,22 @@ mod tests {
         assert_eq!(rest.len(), 1);
         assert_eq!(found[0].branches, ["berlin wall"]);
         assert!(found[0].snippet.is_some());
+    }
+
+    #[test]
+    fn virtuoso_options_attach_to_the_bif_contains_before_them() {
+        let text = super::super::options::rewrite(
+            "?s ?p ?o . ?o bif:contains 'a' OPTION (score ?sc, score_limit 1.5) . ?o bif:contains 'b'",
+        )
+        .unwrap();
+        let (found, rest) = extract(&bgp(&text)).unwrap();
+        assert_eq!(rest.len(), 1);
+        assert_eq!(found[0].score.as_ref().map(Variable::as_str), Some("sc"));
+        assert_eq!(found[0].min_score, Some(1.5));
+        assert!(found[1].score.is_none() && found[1].min_score.is_none());
+        let twice =
+            super::super::options::rewrite("(?o ?a) bif:contains 'x' OPTION (score ?b)").unwrap();
+        assert!(extract(&bgp(&twice)).is_err());
     }
 
     fn rdfs_label() -> &'static str {

@@ -1,6 +1,7 @@
 //! What a BGP with text patterns becomes: the index's hits as a table joined with the rest,
 //! or a filter over the rest (see the parent module for when each).
 
+use super::graphs;
 use super::patterns::{Level, TextPattern};
 use super::LODESTONE;
 use crate::error::ApiError;
@@ -19,6 +20,19 @@ pub(super) struct Planner<'i, 'r, 'db> {
     max_hits: usize,
     reader: &'r Reader<'db>,
     functions: Vec<(NamedNode, CustomFunction)>,
+    /// How the patterns being planned are tied to the `GRAPH` they are in, if any.
+    graph: Option<InGraph>,
+}
+
+/// How the text patterns inside a `GRAPH` group are tied to its graph (see `graphs.rs`).
+#[derive(Debug, Clone)]
+pub(super) enum InGraph {
+    /// A table row per graph holding the match: only the named graph's rows, or a column for
+    /// the graph variable (at the top of the group, to be lifted out of it).
+    Rows(NamedNodePattern),
+    /// Elsewhere in a `GRAPH ?g` group: `FILTER EXISTS` ties each row to a triple of the
+    /// graph in which the group is evaluated.
+    Exists,
 }
 
 fn index_error(error: IndexError) -> ApiError {
@@ -40,7 +54,13 @@ impl<'i, 'r, 'db> Planner<'i, 'r, 'db> {
             max_hits,
             reader,
             functions: Vec::new(),
+            graph: None,
         }
+    }
+
+    /// Plans what follows as inside a `GRAPH` (`None`: outside any); returns the mode before.
+    pub(super) fn in_graph(&mut self, mode: Option<InGraph>) -> Option<InGraph> {
+        std::mem::replace(&mut self.graph, mode)
     }
 
     pub(super) fn into_functions(self) -> Vec<(NamedNode, CustomFunction)> {
@@ -63,6 +83,7 @@ impl<'i, 'r, 'db> Planner<'i, 'r, 'db> {
         let searcher = index.searcher();
         let mut tables = Vec::new();
         let mut filters = Vec::new();
+        let mut links = Vec::new();
         for pattern in found {
             let request = self.request(&searcher, &pattern)?;
             let bound_by_rest = match &pattern.subject {
@@ -74,19 +95,34 @@ impl<'i, 'r, 'db> Planner<'i, 'r, 'db> {
                 && pattern.snippet.is_none()
                 && pattern.property.is_none()
                 && pattern.limit.is_none()
-                && bound_by_rest;
+                && pattern.min_score.is_none()
+                && bound_by_rest
+                // Inside GRAPH, the rest binds a literal in the graph; an entity, not its literal.
+                && (self.graph.is_none() || pattern.level == Level::Literal);
             if only_filters && searcher.count_text(&request).map_err(index_error)? > self.max_hits {
                 filters.push(self.filter(index, &pattern, request));
-            } else if pattern.level == Level::Literal && pattern.score.is_none() {
+            } else if pattern.level == Level::Literal
+                && pattern.score.is_none()
+                && pattern.min_score.is_none()
+                && self.graph.is_none()
+            {
                 tables.push(self.literal_stream(index, &searcher, &pattern, request)?);
             } else {
+                let rows_in = match &self.graph {
+                    Some(InGraph::Rows(name)) => Some(name),
+                    _ => None,
+                };
                 tables.push(table(
                     &searcher,
                     self.reader,
                     &pattern,
                     &request,
                     self.max_hits,
+                    rows_in,
                 )?);
+                if matches!(self.graph, Some(InGraph::Exists)) {
+                    links.push(self.link(index, &pattern, request));
+                }
             }
         }
         let mut out = GraphPattern::Bgp { patterns: rest };
@@ -101,6 +137,12 @@ impl<'i, 'r, 'db> Planner<'i, 'r, 'db> {
             out = GraphPattern::Lateral {
                 left: Box::new(table),
                 right: Box::new(out),
+            };
+        }
+        for link in links {
+            out = GraphPattern::Filter {
+                expr: Expression::Exists(Box::new(link)),
+                inner: Box::new(out),
             };
         }
         Ok(out)
@@ -158,6 +200,51 @@ impl<'i, 'r, 'db> Planner<'i, 'r, 'db> {
                 variables,
             }),
         })
+    }
+
+    /// What ties a hit to the graph a `GRAPH` group is evaluated in: a triple there with the
+    /// hit's literal as its object (literal level), or a triple of the hit entity with a
+    /// matching literal (entity level; the literal the table binds, if it binds one).
+    fn link(
+        &mut self,
+        index: &Arc<TextIndex>,
+        pattern: &TextPattern,
+        request: TextRequest,
+    ) -> GraphPattern {
+        let n = self.functions.len();
+        let fresh = |role: &str| Variable::new_unchecked(format!("lodestone_text_link_{role}{n}"));
+        let term = |t: &TermPattern| match t {
+            TermPattern::BlankNode(b) => TermPattern::Variable(blank_variable(b)),
+            other => other.clone(),
+        };
+        let triple = |subject, object| GraphPattern::Bgp {
+            patterns: vec![TriplePattern {
+                subject,
+                predicate: NamedNodePattern::Variable(fresh("p")),
+                object,
+            }],
+        };
+        match (pattern.level, &pattern.literal) {
+            (Level::Literal, _) => {
+                triple(TermPattern::Variable(fresh("s")), term(&pattern.subject))
+            }
+            (Level::Entity, Some(literal)) => triple(term(&pattern.subject), term(literal)),
+            (Level::Entity, None) => {
+                let literal = fresh("o");
+                let test = TextPattern {
+                    level: Level::Literal,
+                    subject: TermPattern::Variable(literal.clone()),
+                    ..pattern.clone()
+                };
+                GraphPattern::Filter {
+                    expr: self.filter(index, &test, request),
+                    inner: Box::new(triple(
+                        term(&pattern.subject),
+                        TermPattern::Variable(literal),
+                    )),
+                }
+            }
+        }
     }
 
     fn request(
@@ -264,23 +351,28 @@ fn ground(term: Term) -> Option<GroundTerm> {
 }
 
 /// The hits as `VALUES`: one row per entity (entity level) or per distinct literal that
-/// contains the words (literal level, with the best score of the entities holding it).
+/// contains the words (literal level, with the best score of the entities holding it); inside
+/// `GRAPH`, one row per graph holding the match, with the graph bound (`graphs.rs`).
 fn table(
     searcher: &IndexSearcher<'_>,
     reader: &Reader<'_>,
     pattern: &TextPattern,
     request: &TextRequest,
     max_hits: usize,
+    graph: Option<&NamedNodePattern>,
 ) -> Result<GraphPattern, ApiError> {
     let literal_slot = pattern.literal.as_ref().map(slot);
     let detail = HitDetail {
-        literals: pattern.level == Level::Literal || literal_slot.is_some(),
+        literals: pattern.level == Level::Literal || literal_slot.is_some() || graph.is_some(),
         snippet: pattern.snippet.is_some(),
     };
     let keep = pattern.limit.unwrap_or(max_hits).min(max_hits);
-    let hits = searcher
+    let mut hits = searcher
         .text_hits(reader, request, (max_hits, keep), detail)
         .map_err(index_error)?;
+    if let Some(least) = pattern.min_score {
+        hits.retain(|hit| hit.score >= least);
+    }
     let subject = slot(&pattern.subject);
     let mut variables = Vec::new();
     if let Slot::Bind(v) = &subject {
@@ -291,10 +383,24 @@ fn table(
         variables.push(v.clone());
     }
     variables.extend(pattern.snippet.iter().cloned());
+    let graph_column = match graph {
+        Some(NamedNodePattern::Variable(g)) if !variables.contains(g) => Some(g.clone()),
+        _ => None,
+    };
+    variables.extend(graph_column.iter().cloned());
     let keeps = |slot: &Slot, term: &Term| match slot {
         Slot::Equal(constant) => constant == term,
         Slot::Bind(_) | Slot::Free => true,
     };
+    // Each match with the graph that holds it: every graph (`None`) outside `GRAPH`.
+    let placed = |matched: Vec<(NamedNode, Term)>| -> Vec<(Option<NamedNode>, Term)> {
+        matched
+            .into_iter()
+            .filter(|(g, _)| graph.is_some_and(|name| graphs::keeps(name, g)))
+            .map(|(g, t)| (Some(g), t))
+            .collect()
+    };
+    let graph_cell = |g: Option<NamedNode>| g.map(GroundTerm::NamedNode);
     let mut bindings = Vec::with_capacity(hits.len());
     match pattern.level {
         Level::Literal => {
@@ -305,49 +411,66 @@ fn table(
                     if !keeps(&subject, &literal) || !seen.insert(literal.clone()) {
                         continue;
                     }
-                    let score = Literal::from(hit.score);
-                    let mut row = Vec::with_capacity(variables.len());
-                    if matches!(subject, Slot::Bind(_)) {
-                        row.push(ground(literal));
+                    let rows = match graph {
+                        None => vec![(None, literal)],
+                        Some(_) => placed(graphs::literal_graphs(reader, &literal)?),
+                    };
+                    for (g, literal) in rows {
+                        let mut row = Vec::with_capacity(variables.len());
+                        if matches!(subject, Slot::Bind(_)) {
+                            row.push(ground(literal));
+                        }
+                        if pattern.score.is_some() {
+                            row.push(Some(GroundTerm::Literal(Literal::from(hit.score))));
+                        }
+                        if graph_column.is_some() {
+                            row.push(graph_cell(g));
+                        }
+                        bindings.push(row);
                     }
-                    if pattern.score.is_some() {
-                        row.push(Some(GroundTerm::Literal(score)));
-                    }
-                    bindings.push(row);
                 }
             }
         }
         Level::Entity => {
-            for hit in hits {
+            for mut hit in hits {
                 if !keeps(&subject, &hit.term) {
                     continue;
                 }
-                let literal = match &literal_slot {
-                    Some(slot @ Slot::Equal(_)) => {
-                        if !hit.literals.iter().any(|l| keeps(slot, l)) {
-                            continue;
-                        }
-                        None
+                if let Some(slot @ Slot::Equal(_)) = &literal_slot {
+                    hit.literals.retain(|l| keeps(slot, l));
+                    if hit.literals.is_empty() {
+                        continue;
                     }
-                    _ => hit.literals.first().cloned(),
+                }
+                let rows = match graph {
+                    None => vec![(None, hit.literals.first().cloned())],
+                    Some(_) => placed(graphs::entity_graphs(reader, &hit)?)
+                        .into_iter()
+                        .map(|(g, l)| (g, Some(l)))
+                        .collect(),
                 };
-                let mut row = Vec::with_capacity(variables.len());
-                if matches!(subject, Slot::Bind(_)) {
-                    row.push(ground(hit.term));
+                let snippet = hit
+                    .snippet
+                    .map(|s| GroundTerm::Literal(Literal::new_simple_literal(s.text)));
+                for (g, literal) in rows {
+                    let mut row = Vec::with_capacity(variables.len());
+                    if matches!(subject, Slot::Bind(_)) {
+                        row.push(ground(hit.term.clone()));
+                    }
+                    if pattern.score.is_some() {
+                        row.push(Some(GroundTerm::Literal(Literal::from(hit.score))));
+                    }
+                    if let Some(Slot::Bind(_)) = &literal_slot {
+                        row.push(literal.and_then(ground));
+                    }
+                    if pattern.snippet.is_some() {
+                        row.push(snippet.clone());
+                    }
+                    if graph_column.is_some() {
+                        row.push(graph_cell(g));
+                    }
+                    bindings.push(row);
                 }
-                if pattern.score.is_some() {
-                    row.push(Some(GroundTerm::Literal(Literal::from(hit.score))));
-                }
-                if let Some(Slot::Bind(_)) = &literal_slot {
-                    row.push(literal.and_then(ground));
-                }
-                if pattern.snippet.is_some() {
-                    row.push(
-                        hit.snippet
-                            .map(|s| GroundTerm::Literal(Literal::new_simple_literal(s.text))),
-                    );
-                }
-                bindings.push(row);
             }
         }
     }
