@@ -26,6 +26,8 @@ mod changes;
 mod distinct;
 #[path = "store/durability.rs"]
 mod durability;
+#[path = "store/entity_rank.rs"]
+mod entity_rank;
 #[path = "store/failures.rs"]
 mod failures;
 #[path = "store/hash_iris.rs"]

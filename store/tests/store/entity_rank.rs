@@ -1,0 +1,107 @@
+//! Issue 25: the entity rank over a bulk-loaded store, and the upgrade of a store of format 4
+//! (without the `entity_rank` and `prefixes` tables).
+
+use crate::support::{bulk_load, dump, read_only_options, write_input, TempStore};
+use lodestone_store::{Store, StoreError, TermId, FORMAT_VERSION};
+use oxrdf::NamedNodeRef;
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+
+/// Three works cite the hub; the hub cites a source; a literal statement links nothing.
+const DATA: &str = "\
+<http://e.org/w1> <http://e.org/cites> <http://e.org/hub> .
+<http://e.org/w2> <http://e.org/cites> <http://e.org/hub> <http://e.org/g1> .
+<http://e.org/w2> <http://e.org/cites> <http://e.org/hub> <http://e.org/g2> .
+<http://e.org/w3> <http://e.org/cites> <http://e.org/hub> .
+<http://e.org/hub> <http://e.org/cites> <http://e.org/source> .
+<http://e.org/lone> <http://e.org/name> \"lone\" .
+";
+
+fn rank(store: &Store, iri: &str) -> f64 {
+    let reader = store.reader();
+    let id: TermId = reader
+        .term_id(NamedNodeRef::new_unchecked(iri).into())
+        .expect("read")
+        .expect("a term of the store");
+    reader.entity_ranks(&[id]).expect("ranks")[0]
+}
+
+fn loaded() -> TempStore {
+    let store = TempStore::new();
+    let input = write_input(store.scratch(), "data.nq", DATA.as_bytes());
+    bulk_load(&store, &[input]);
+    store
+}
+
+#[test]
+fn links_rank_entities_and_the_scores_average_one() {
+    let store = loaded();
+    assert_eq!(store.entity_rank_state().expect("state").sequence, None);
+    let report = store
+        .compute_entity_rank(&AtomicBool::new(false))
+        .expect("rank")
+        .expect("not stopped");
+    // The link w2 → hub in two graphs is one link.
+    assert_eq!((report.entities, report.links), (5, 4));
+    let state = store.entity_rank_state().expect("state");
+    assert_eq!(state.sequence, Some(store.sequence()));
+    let (w1, hub, source) = (
+        rank(&store, "http://e.org/w1"),
+        rank(&store, "http://e.org/hub"),
+        rank(&store, "http://e.org/source"),
+    );
+    assert!(hub > 2.0 * w1 && source > hub, "{w1} {hub} {source}");
+    assert_eq!(rank(&store, "http://e.org/lone"), 0.0);
+    let total: f64 = ["w1", "w2", "w3", "hub", "source"]
+        .iter()
+        .map(|n| rank(&store, &format!("http://e.org/{n}")))
+        .sum();
+    assert!((total - 5.0).abs() < 1e-9, "{total}");
+    // A stop set beforehand stores nothing new.
+    assert!(store
+        .compute_entity_rank(&AtomicBool::new(true))
+        .expect("rank")
+        .is_none());
+}
+
+/// Turns a closed store back into format 4: no `entity_rank` or `prefixes` table, version 4.
+fn make_format_4(path: &Path) {
+    let families = rocksdb::DB::list_cf(&rocksdb::Options::default(), path).expect("families");
+    let mut db =
+        rocksdb::DB::open_cf(&rocksdb::Options::default(), path, &families).expect("raw open");
+    db.drop_cf("entity_rank").expect("drop the table");
+    db.drop_cf("prefixes").expect("drop the table");
+    let meta = db.cf_handle("meta").expect("meta table");
+    db.put_cf(meta, b"version", 4u64.to_le_bytes())
+        .expect("put");
+}
+
+#[test]
+fn a_format_4_store_gains_the_rank_tables_on_a_read_write_open() {
+    let store = loaded();
+    let before = dump(&store);
+    let path = store.path();
+    let dir = store.close();
+    make_format_4(&path);
+    match Store::open(&path, read_only_options()) {
+        Err(StoreError::VersionMismatch {
+            found, expected, ..
+        }) => assert_eq!((found, expected), (4, FORMAT_VERSION)),
+        Err(other) => panic!("wrong error: {other}"),
+        Ok(_) => panic!("a read-only open of a store without the rank tables"),
+    }
+    let store = TempStore::from_parts(dir);
+    assert_eq!(dump(&store), before);
+    assert_eq!(store.entity_rank_state().expect("state").sequence, None);
+    store
+        .compute_entity_rank(&AtomicBool::new(false))
+        .expect("rank");
+    assert!(rank(&store, "http://e.org/hub") > 0.0);
+    let declared = [("e".to_owned(), "http://e.org/".to_owned())];
+    assert_eq!(store.record_prefixes(&declared).expect("record"), 1);
+    let dir = store.close();
+    let upgraded = Store::open(&path, read_only_options()).expect("read-only open after upgrade");
+    assert_eq!(upgraded.declared_prefixes().expect("prefixes"), declared);
+    drop(upgraded);
+    drop(dir);
+}
