@@ -165,28 +165,28 @@ impl TextIndex {
 
     /// Whether searches over the committed documents answer for the store as of `sequence`.
     ///
-    /// While the index is rebuilt (or was never built) it is not: the committed documents are
-    /// none or those of another store state, and the answer is the build's progress at once.
-    /// Otherwise this waits up to `timeout` for the follower to apply the commits up to
-    /// `sequence`; a catch-up still running then is not ready either. An index behind the
-    /// store with no build running (catching up failed: see [`TextIndex::failure`]) answers
-    /// from what it has.
+    /// Before the first build, and while a build replaces documents that are none or another
+    /// store state's (the first build, after a restore), it is not: the answer is the build's
+    /// progress, at once. Otherwise this waits up to `timeout` for the follower to apply the
+    /// commits up to `sequence`; past that, an index whose documents are an earlier state of
+    /// this store (a catch-up running, a rebuild because many subjects changed, or catching
+    /// up failed: see [`TextIndex::failure`]) answers from them, late but not empty.
     pub fn ready_for(
         &self,
         sequence: SequenceNumber,
         timeout: Duration,
     ) -> Result<(), BuildProgress> {
-        match self.building() {
-            Some(progress) if progress.kind == BuildKind::Rebuild => return Err(progress),
-            _ => {}
+        // A build whose documents are none or another store's: at once.
+        if let Some(progress) = self.building().filter(|p| !p.earlier_state) {
+            return Err(progress);
         }
         if self.wait_for(sequence, timeout) {
             return Ok(());
         }
         match (self.building(), self.applied()) {
-            (Some(progress), _) => Err(progress),
-            (None, None) => Err(BuildProgress::pending()),
-            (None, Some(_)) => Ok(()),
+            (Some(progress), _) if !progress.earlier_state => Err(progress),
+            (build, None) => Err(build.unwrap_or_else(BuildProgress::pending)),
+            _ => Ok(()),
         }
     }
 
@@ -230,12 +230,12 @@ impl TextIndex {
     fn apply_changes(&self, store: &Store) -> Result<SequenceNumber, IndexError> {
         let target = store.sequence();
         let Some(applied) = self.applied() else {
-            return Ok(self.rebuild(store, |_| {})?.sequence);
+            return Ok(self.build_all(store, false, |_| {})?.sequence);
         };
         if applied > target {
             // The store is older than the index (restored from a backup): nothing in the log
             // says what to undo.
-            return Ok(self.rebuild(store, |_| {})?.sequence);
+            return Ok(self.build_all(store, false, |_| {})?.sequence);
         }
         if applied == target {
             return Ok(applied);
@@ -247,14 +247,14 @@ impl TextIndex {
             let Some(first) = batches.first() else { break };
             if first.sequence != last + 1 {
                 // The log was trimmed past what this index has seen.
-                return Ok(self.rebuild(store, |_| {})?.sequence);
+                return Ok(self.build_all(store, true, |_| {})?.sequence);
             }
             for batch in batches {
                 subjects.extend(batch.subjects);
                 last = batch.sequence;
             }
             if subjects.len() > self.settings.rebuild_threshold {
-                return Ok(self.rebuild(store, |_| {})?.sequence);
+                return Ok(self.build_all(store, true, |_| {})?.sequence);
             }
         }
         if last == applied {
@@ -264,7 +264,7 @@ impl TextIndex {
         let reader = store.reader();
         let total = subjects.len() as u64;
         self.with_writer(|writer| {
-            let running = self.tracker.start(BuildKind::CatchUp, total);
+            let running = self.tracker.start(BuildKind::CatchUp, total, true);
             let (mut done, mut entities) = (0, 0);
             let mut builder = DocumentBuilder::new(
                 &self.fields,
@@ -310,6 +310,17 @@ impl TextIndex {
     pub fn rebuild(
         &self,
         store: &Store,
+        on_progress: impl FnMut(u64),
+    ) -> Result<BuildReport, IndexError> {
+        self.build_all(store, false, on_progress)
+    }
+
+    /// [`TextIndex::rebuild`]; `earlier_state` says whether the committed documents are an
+    /// earlier state of this store (see [`BuildProgress::earlier_state`]).
+    fn build_all(
+        &self,
+        store: &Store,
+        earlier_state: bool,
         mut on_progress: impl FnMut(u64),
     ) -> Result<BuildReport, IndexError> {
         let start = Instant::now();
@@ -317,7 +328,7 @@ impl TextIndex {
         let sequence = reader.sequence()?;
         let total = reader.quad_count()?;
         let (entities, read) = self.with_writer(|writer| {
-            let running = self.tracker.start(BuildKind::Rebuild, total);
+            let running = self.tracker.start(BuildKind::Rebuild, total, earlier_state);
             writer.delete_all_documents()?;
             let mut builder = DocumentBuilder::new(
                 &self.fields,

@@ -52,6 +52,10 @@ pub struct BuildProgress {
     pub entities: u64,
     /// Time since the work started.
     pub elapsed: Duration,
+    /// Whether the committed documents, which searches read meanwhile, are those of an
+    /// earlier state of this store (a catch-up, or a rebuild because many subjects changed):
+    /// answers from them are late, not empty. False for a first build and after a restore.
+    pub earlier_state: bool,
 }
 
 impl BuildProgress {
@@ -64,6 +68,7 @@ impl BuildProgress {
             total: 0,
             entities: 0,
             elapsed: Duration::ZERO,
+            earlier_state: false,
         }
     }
 
@@ -111,31 +116,35 @@ impl BuildProgress {
 /// The running work's counters; at most one build runs at a time (the writer lock).
 #[derive(Debug, Default)]
 pub(crate) struct Tracker {
-    running: Mutex<Option<(BuildKind, Instant)>>,
+    running: Mutex<Option<(BuildKind, bool, Instant)>>,
     total: AtomicU64,
     done: AtomicU64,
     entities: AtomicU64,
 }
 
 impl Tracker {
-    /// Records the start of a build; the returned guard records its end when dropped.
-    pub(crate) fn start(&self, kind: BuildKind, total: u64) -> Running<'_> {
+    /// Records the start of a build (see [`BuildProgress::earlier_state`]); the returned
+    /// guard records its end when dropped.
+    pub(crate) fn start(&self, kind: BuildKind, total: u64, earlier_state: bool) -> Running<'_> {
         self.total.store(total, Ordering::Relaxed);
         self.done.store(0, Ordering::Relaxed);
         self.entities.store(0, Ordering::Relaxed);
-        *self.running.lock().unwrap_or_else(|e| e.into_inner()) = Some((kind, Instant::now()));
+        *self.running.lock().unwrap_or_else(|e| e.into_inner()) =
+            Some((kind, earlier_state, Instant::now()));
         Running { tracker: self }
     }
 
     /// The running build, if any.
     pub(crate) fn snapshot(&self) -> Option<BuildProgress> {
-        let (kind, started) = (*self.running.lock().unwrap_or_else(|e| e.into_inner()))?;
+        let (kind, earlier_state, started) =
+            (*self.running.lock().unwrap_or_else(|e| e.into_inner()))?;
         Some(BuildProgress {
             kind,
             done: self.done.load(Ordering::Relaxed),
             total: self.total.load(Ordering::Relaxed),
             entities: self.entities.load(Ordering::Relaxed),
             elapsed: started.elapsed(),
+            earlier_state,
         })
     }
 }
@@ -172,7 +181,7 @@ mod tests {
         let tracker = Tracker::default();
         assert!(tracker.snapshot().is_none());
         {
-            let running = tracker.start(BuildKind::Rebuild, 400);
+            let running = tracker.start(BuildKind::Rebuild, 400, false);
             running.set(100, 7);
             let seen = tracker.snapshot().expect("running");
             assert_eq!((seen.done, seen.total, seen.entities), (100, 400, 7));

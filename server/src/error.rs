@@ -111,8 +111,8 @@ pub enum ApiError {
     /// The text index is not open on this server.
     #[error("the text index is not available on this server")]
     SearchUnavailable,
-    /// The text index is being built or is catching up: an answer now would miss what it has
-    /// not indexed yet (an empty answer, the first time), so none is given.
+    /// The text index is being built with no documents of this store to answer from yet (the
+    /// first build, after a restore): an answer now would be empty or another state's.
     #[error("the text index is being built ({}); retry in a moment", .0.describe())]
     IndexBuilding(lodestone_indexer::BuildProgress),
     /// The disk holding the store is full: the write changed nothing.

@@ -17,9 +17,10 @@ const FOLLOW_INTERVAL: Duration = Duration::from_millis(20);
 /// Longest wait for the index to reflect the commits made before a request.
 pub const READ_YOUR_WRITES: Duration = Duration::from_secs(3);
 
-/// Refuses text work while the index does not answer for the store as of `sequence` (being
-/// built, or a catch-up that outlasts [`READ_YOUR_WRITES`]): a 503 with the build's progress
-/// instead of an answer that misses what is not indexed yet. Blocking: it may wait.
+/// Refuses text work while the index has no documents of this store to answer from (being
+/// built the first time or after a restore; see `TextIndex::ready_for`): a 503 with the
+/// build's progress instead of an empty answer. Otherwise it waits up to
+/// [`READ_YOUR_WRITES`] for the commits made before `sequence`. Blocking.
 pub fn require_ready(index: &TextIndex, sequence: SequenceNumber) -> Result<(), ApiError> {
     index
         .ready_for(sequence, READ_YOUR_WRITES)

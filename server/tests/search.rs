@@ -504,15 +504,25 @@ impl Process {
         Self { child, base }
     }
 
+    /// The hits for `q`, asking again while the index is being built (`503 index_building`,
+    /// as a client told `Retry-After` would, but sooner).
     fn search(&self, q: &str) -> Vec<String> {
-        let json: Value = client()
-            .get(format!("{}/api/search", self.base))
-            .query(&[("q", q)])
-            .send()
-            .expect("search")
-            .json()
-            .expect("json");
-        uris(&json)
+        let started = Instant::now();
+        loop {
+            let response = client()
+                .get(format!("{}/api/search", self.base))
+                .query(&[("q", q)])
+                .send()
+                .expect("search");
+            if response.status() == 503 && started.elapsed() < Duration::from_secs(60) {
+                let body: Value = response.json().expect("json");
+                assert_eq!(body["code"], "index_building", "{body}");
+                std::thread::sleep(Duration::from_millis(100));
+                continue;
+            }
+            assert_eq!(response.status(), 200);
+            return uris(&response.json().expect("json"));
+        }
     }
 
     fn insert_label(&self, subject: &str, label: &str) {

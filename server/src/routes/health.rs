@@ -161,7 +161,8 @@ async fn status(State(state): State<AppState>, headers: HeaderMap) -> Result<Res
 }
 
 /// The text index in `/status`: `absent` (none on this server), `building` (with the
-/// build's progress: searches answer 503 meanwhile), `catching-up` or `ready`, with its
+/// build's progress: searches answer 503 meanwhile), `catching-up` (searches answer from
+/// the documents of an earlier commit) or `ready`, with its
 /// documents and the store sequence they reflect.
 fn text_index_status(state: &AppState) -> serde_json::Value {
     let Some(index) = state.text_index() else {
@@ -170,7 +171,7 @@ fn text_index_status(state: &AppState) -> serde_json::Value {
     let build = index.building();
     let applied = index.applied();
     let state_name = match (&build, applied) {
-        (Some(b), _) if b.kind == lodestone_indexer::BuildKind::CatchUp => "catching-up",
+        (Some(b), _) if b.earlier_state => "catching-up",
         (Some(_), _) | (None, None) => "building",
         (None, Some(_)) => "ready",
     };

@@ -5,8 +5,8 @@
 //! Handlers are thin: parse the parameters (a 400 names the bad one), take an engine slot,
 //! run the search on a blocking thread, render JSON or XML. Searches see the store's commits
 //! made before the request started: the handler waits (briefly) for the index follower to
-//! reach the store's sequence number at that moment. While the index is being built (or a
-//! catch-up outlasts that wait) they answer 503 with the build's progress, never an empty
+//! reach the store's sequence number at that moment. While the index is being built (the
+//! first time, or after a restore) they answer 503 with the build's progress, never an empty
 //! page.
 
 mod api;
