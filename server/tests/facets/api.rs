@@ -239,3 +239,28 @@ fn a_view_over_many_entities_answers_what_it_counted_in_time() {
         }
     }
 }
+
+/// The home page's counts come from the statistics and count entities as the faceted search
+/// its class links lead to: an entity typed in two graphs counts once for its class.
+#[test]
+fn the_home_page_counts_distinct_entities() {
+    let server = crate::common::TestServer::with_data(
+        lodestone_server::settings::ServerSettings::default(),
+        "<http://e/a> a <http://e/C> .\n\
+         <http://e/b> a <http://e/C> .\n\
+         GRAPH <http://e/g> { <http://e/a> a <http://e/C> . <http://e/a> <http://e/p> <http://e/b> . }\n",
+    );
+    let body = client()
+        .get(server.url("/"))
+        .send()
+        .expect("home")
+        .text()
+        .expect("body");
+    assert!(body.contains("<strong>4</strong> statements"), "{body}");
+    assert!(body.contains("<strong>2</strong> entities"), "{body}");
+    let class = body
+        .split("title=\"http://e/C\"")
+        .nth(1)
+        .expect("the class is listed");
+    assert!(class.contains("<span class=\"count\">2</span>"), "{class}");
+}

@@ -8,7 +8,7 @@ use crate::state::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
-use lodestone_store::Reader;
+use lodestone_store::{Distinct, Reader};
 use lodestone_web::ui::home::{ClassCount, Example, HomePage};
 use lodestone_web::ui::links::{self, with_query};
 use oxrdf::vocab::rdf;
@@ -25,10 +25,12 @@ const EXAMPLE_CLASSES: usize = 3;
 pub(super) async fn home(State(state): State<AppState>) -> Result<Response, ApiError> {
     let reading = state.clone();
     let page = run_page(&state, move || {
-        let counts = reading
-            .counts()
-            .map_err(|e| ApiError::from_store(e, Duration::ZERO))?;
         let reader = reading.store().reader();
+        // From the statistics: a counter, the distinct subjects, the graphs table — not a
+        // scan of every term's counters.
+        let quads = reader.quad_count().map_err(store_error)?;
+        let entities = reader.distinct_subjects().map_err(store_error)?;
+        let graphs = reader.named_graphs().map_err(store_error)?.len() as u64;
         let prefixes = super::sparql::dataset_prefixes(&reader)?;
         let mut names = Names::new(&reader, reading.text_index().map(Arc::as_ref), &prefixes);
         let classes = top_classes(&reader, &mut names)?;
@@ -48,9 +50,9 @@ pub(super) async fn home(State(state): State<AppState>) -> Result<Response, ApiE
         Ok(HomePage {
             layout: layout(&reading, "Home"),
             description: reading.settings().ui.description.clone(),
-            quads: counts.quads,
-            entities: counts.subjects,
-            graphs: counts.named_graphs,
+            quads,
+            entities,
+            graphs,
             classes,
             examples,
         })
@@ -63,13 +65,19 @@ fn store_error(error: lodestone_store::StoreError) -> ApiError {
     ApiError::from_store(error, Duration::ZERO)
 }
 
-/// The classes with most instances, as links into faceted search.
+/// The classes with most instances (distinct entities, as the faceted search they link to
+/// counts them), as links into faceted search.
 fn top_classes(
     reader: &Reader<'_>,
     names: &mut Names<'_, '_>,
 ) -> Result<Vec<ClassCount>, ApiError> {
+    let mut classes = reader
+        .distinct_counts(Distinct::ClassSubjects)
+        .map_err(store_error)?;
+    classes.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    classes.truncate(TOP_CLASSES);
     let mut out = Vec::new();
-    for (id, count) in reader.top_classes(TOP_CLASSES).map_err(store_error)? {
+    for (id, count) in classes {
         if let Term::NamedNode(class) = reader.term(id).map_err(store_error)? {
             out.push(ClassCount {
                 name: names.iri(class.as_str())?,
