@@ -7,8 +7,8 @@ use crate::error::{CorruptionError, StoreError};
 use crate::kv::{meta_key, open_db, StoreOptions, Table};
 use crate::stats::{decode_u64, encode_u64};
 use crate::version::{
-    FORMAT_VERSION, FORMAT_WITHOUT_COMPACT_GRAPHS, FORMAT_WITHOUT_HASH_IRIS,
-    FORMAT_WITHOUT_DISTINCT_STATS, FORMAT_WITHOUT_ENTITY_RANK, FORMAT_WITHOUT_IRI_INDEX,
+    FORMAT_VERSION, FORMAT_WITHOUT_COMPACT_GRAPHS, FORMAT_WITHOUT_DISTINCT_STATS,
+    FORMAT_WITHOUT_ENTITY_RANK, FORMAT_WITHOUT_HASH_IRIS, FORMAT_WITHOUT_IRI_INDEX,
 };
 use rocksdb::DB;
 use std::path::Path;
