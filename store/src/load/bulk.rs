@@ -12,7 +12,7 @@
 //! as it was, or — once the ingest has begun — all of it is there at the next open.
 
 use super::chunk::ChunkWriter;
-use super::encoder::Encoder;
+use super::encoder::{EncodedChunk, Encoder};
 use super::ingest::IngestBatch;
 use super::{read_quads, Input, ParseOptions, RdfFormat, ReadError, REPORTED_ERRORS};
 use crate::database::{Database, WriterState};
@@ -352,10 +352,7 @@ where
     fn write_in_background(&mut self, scope: &'scope Scope<'scope, '_>) -> Result<(), StoreError> {
         self.wait()?;
         let mut files = self.take_files()?;
-        let resolving = Instant::now();
-        let mut chunk = self.encoder.finish_chunk(files.staging())?;
-        self.timings.resolving += resolving.elapsed();
-        self.timings.chunks += 1;
+        let mut chunk = self.end_chunk(&files)?;
         let writer = self.writer;
         let mut after = self.after.clone();
         let handle = std::thread::Builder::new()
@@ -375,15 +372,21 @@ where
     fn finish(mut self) -> Result<(IngestBatch, WriterState, Timings), StoreError> {
         self.wait()?;
         let mut files = self.take_files()?;
-        let resolving = Instant::now();
-        let mut chunk = self.encoder.finish_chunk(files.staging())?;
-        self.timings.resolving += resolving.elapsed();
-        self.timings.chunks += 1;
+        let mut chunk = self.end_chunk(&files)?;
         let writing = Instant::now();
         self.writer
             .write(&mut chunk, &mut files, &mut self.after, false)?;
         self.timings.writing += writing.elapsed();
         Ok((files, self.after, self.timings))
+    }
+
+    /// Ends the chunk being encoded, resolving its terms against the staged chunks.
+    fn end_chunk(&mut self, files: &IngestBatch) -> Result<EncodedChunk, StoreError> {
+        let resolving = Instant::now();
+        let chunk = self.encoder.finish_chunk(files.staging())?;
+        self.timings.resolving += resolving.elapsed();
+        self.timings.chunks += 1;
+        Ok(chunk)
     }
 
     fn take_files(&mut self) -> Result<IngestBatch, StoreError> {

@@ -146,8 +146,10 @@ impl<'a> Encoder<'a> {
             return id;
         }
         encode_term_bytes(term, &mut self.buffer);
-        if let Some(id) = self.known.get(&self.buffer) {
-            return id;
+        if self.buffer.len() <= MAX_CACHED_TERM {
+            if let Some(id) = self.known.get(&self.buffer) {
+                return id;
+            }
         }
         if let Some((index, _)) = self.pending.get(self.buffer.as_slice()) {
             return provisional(*index);
@@ -168,7 +170,7 @@ impl<'a> Encoder<'a> {
         &mut self,
         staging: Option<&Staging>,
     ) -> Result<EncodedChunk, StoreError> {
-        let mut pending: Vec<(Vec<u8>, Box<[u8]>, u32, TermKind)> = self
+        let mut pending: Vec<PendingTerm> = self
             .pending
             .drain()
             .map(|(bytes, (index, kind))| (lookup_key(&bytes), bytes, index, kind))
@@ -311,6 +313,10 @@ impl KnownTerms {
         self.young.insert(bytes, id);
     }
 }
+
+/// A chunk's pending term at resolution: its dictionary key, bytes, provisional index and
+/// the kind of id it gets if new.
+type PendingTerm = (Vec<u8>, Box<[u8]>, u32, TermKind);
 
 /// The provisional id of a chunk's pending term: a transient id, which no stored quad has.
 fn provisional(index: u32) -> TermId {

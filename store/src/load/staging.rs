@@ -5,8 +5,8 @@
 //! counters (term statistics, term–graph positions, class counts), graph layouts and the id
 //! lists of its hashed dictionary keys continue from theirs. So the files of the tables a
 //! later chunk reads back are also ingested, as copies, into a staging RocksDB database in the
-//! load's folder, which never compacts; a look-up reads the staged value first and falls back
-//! to the store, which the load leaves unchanged until its commit. The other index orders and
+//! load's folder, whose compactions merge them as they come; a look-up reads the staged value
+//! first and falls back to the store, which the load leaves unchanged until its commit. The other index orders and
 //! the tables no chunk reads back (`hash_iris`, `iri_index`, `changes`) are not staged;
 //! `id2term` is, for the rare term whose hashed dictionary key an earlier chunk wrote too.
 //!
