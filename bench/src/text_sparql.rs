@@ -179,8 +179,12 @@ fn words_by_hits(index: &TextIndex, labels: &[String]) -> anyhow::Result<Vec<(St
             if !word.chars().all(char::is_alphabetic) || !seen.insert(word.to_lowercase()) {
                 continue;
             }
+            // A stop word parses to nothing to search for.
+            let Ok(branch) = searcher.parse(&word) else {
+                continue;
+            };
             let request = TextRequest {
-                branches: vec![searcher.parse(&word)?],
+                branches: vec![branch],
                 langs: Vec::new(),
                 property: None,
             };
