@@ -280,16 +280,6 @@ fn store_scores(
     database.write(batch, &options)
 }
 
-/// A stored score: 0 when absent.
-pub(crate) fn decode_score(value: Option<&[u8]>) -> Result<f64, StoreError> {
-    match value {
-        Some(bytes) => <[u8; 8]>::try_from(bytes)
-            .map(f64::from_le_bytes)
-            .map_err(|_| CorruptionError::msg("entity_rank value of the wrong length").into()),
-        None => Ok(0.0),
-    }
-}
-
 /// Which commit the stored rank describes, and the store's state now.
 pub(crate) fn state(database: &Database) -> Result<RankState, StoreError> {
     let meta = database.cf(Table::Meta);

@@ -141,6 +141,16 @@ pub(crate) fn term_graph_key(term: TermId, graph: TermId) -> [u8; 16] {
     key
 }
 
+/// A stored entity-rank score (see `rank`): 0 when absent.
+pub(crate) fn decode_score(value: Option<&[u8]>) -> Result<f64, CorruptionError> {
+    match value {
+        Some(bytes) => <[u8; 8]>::try_from(bytes)
+            .map(f64::from_le_bytes)
+            .map_err(|_| CorruptionError::msg("entity_rank value of the wrong length")),
+        None => Ok(0.0),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

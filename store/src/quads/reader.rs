@@ -554,7 +554,7 @@ impl<'a> Reader<'a> {
                 &self.read_options(None),
             )
             .into_iter()
-            .map(|value| crate::rank::decode_score(value?.as_deref()))
+            .map(|value| Ok(crate::stats::decode_score(value?.as_deref())?))
             .collect()
     }
 
