@@ -126,7 +126,12 @@ fn statistics_answers_equal_full_evaluation_across_graphs() {
     // counters do not decide are left to the evaluator: `<p>` and `<q>` are subjects or
     // objects too, and `rdf:type` is in the default graph and in named ones.
     assert_eq!(union, 12);
-    assert!(strict > QUERIES.len() / 2, "{strict}");
+    // Under the store's default graph the counters decide six forms here: the totals (all,
+    // GRAPH ?g), the unknown predicate, `rdf:type` (used only as a predicate), and the per-graph
+    // counts and names. `<p>` and `<q>` are also subjects or objects in several graphs, and
+    // `rdf:type` is in both kinds of graph, so their counts restricted to the default graph,
+    // and the per-predicate, per-class and DISTINCT forms over them, go to the evaluator.
+    assert_eq!(strict, 6);
     // With only named graphs.
     let named = store_of(
         "<http://e/a> <http://e/p> <http://e/b> <http://e/g1> .\n\
