@@ -83,8 +83,15 @@ pub async fn serve_listener(
     }
     drop(listener);
     probe.abort();
+    // A rank being computed stops at its next round; it is waited for, so that the process
+    // does not exit (and tear the store down) under its thread.
     rank_stop.store(true, Ordering::Relaxed);
-    rank.abort();
+    if tokio::time::timeout(Duration::from_secs(5), rank)
+        .await
+        .is_err()
+    {
+        tracing::warn!("stopping while the entity rank is still being computed");
+    }
     if tokio::time::timeout(SHUTDOWN_GRACE, connections.shutdown())
         .await
         .is_err()

@@ -17,6 +17,7 @@ use crate::state::AppState;
 use lodestone_store::Store;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 
 /// Recomputes the entity rank whenever it is stale, until `stop` is set.
 pub async fn watch(state: AppState, stop: Arc<AtomicBool>) {
@@ -28,9 +29,9 @@ pub async fn watch(state: AppState, stop: Arc<AtomicBool>) {
     let mut ticks = tokio::time::interval(upkeep.check_interval);
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
-        ticks.tick().await;
-        if stop.load(Ordering::Relaxed) {
-            return;
+        tokio::select! {
+            _ = ticks.tick() => {}
+            () = stopped(&stop) => return,
         }
         let store = Arc::clone(state.store());
         let stale = match is_stale(&store, &upkeep) {
@@ -72,4 +73,11 @@ pub async fn watch(state: AppState, stop: Arc<AtomicBool>) {
 
 fn is_stale(store: &Store, upkeep: &RankUpkeep) -> Result<bool, lodestone_store::StoreError> {
     Ok(upkeep.is_stale(&store.entity_rank_state()?))
+}
+
+/// Returns once `stop` is set (looked at every 50 ms).
+async fn stopped(stop: &AtomicBool) {
+    while !stop.load(Ordering::Relaxed) {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }
