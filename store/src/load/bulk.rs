@@ -189,11 +189,6 @@ impl<'a> BulkLoader<'a> {
                             Ok(quad) => {
                                 report.quads_read += 1;
                                 chunks.encoder.push(&quad)?;
-                                if chunks.encoder.len() >= self.chunk_quads
-                                    || chunks.encoder.chunk_bytes() >= chunk_bytes
-                                {
-                                    chunks.write_in_background(scope)?;
-                                }
                             }
                             Err(ReadError::Statement(e)) if options.lenient => {
                                 report.skipped += 1;
@@ -206,6 +201,13 @@ impl<'a> BulkLoader<'a> {
                             }
                             Err(ReadError::Statement(e) | ReadError::Fatal(e)) => return Err(e),
                         }
+                    }
+                    // Chunks end between batches: a load of tiny chunks costs a chunk per
+                    // batch, not one per quad.
+                    if chunks.encoder.len() >= self.chunk_quads
+                        || chunks.encoder.chunk_bytes() >= chunk_bytes
+                    {
+                        chunks.write_in_background(scope)?;
                     }
                     if last_progress.elapsed() >= Duration::from_millis(100) {
                         last_progress = Instant::now();
