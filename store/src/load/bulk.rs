@@ -27,8 +27,11 @@ use std::time::{Duration, Instant};
 
 /// The memory budget of a load unless told otherwise: 2 GiB.
 pub const DEFAULT_LOAD_BUDGET: usize = 2 << 30;
-/// Quads handed from the parser thread to the encoder at a time.
-const PARSE_BATCH: usize = 4_096;
+/// Quads handed from the parser thread to the encoder at a time. A chunk ends between
+/// batches, so a load in chunks of one quad still writes a chunk per batch.
+const PARSE_BATCH: usize = 16_384;
+/// Batches waiting between the parser and the encoder.
+const BATCHES_IN_FLIGHT: usize = 2;
 
 /// Where a load stands, for progress bars and logs.
 #[derive(Debug, Clone)]
@@ -163,7 +166,8 @@ impl<'a> BulkLoader<'a> {
                 let (format, options) = self.options_for(input)?;
                 let reader = input.open(Some(Arc::clone(&bytes_read)))?;
                 let name = input.name();
-                let (sender, receiver) = sync_channel::<Vec<Result<Quad, ReadError>>>(4);
+                let (sender, receiver) =
+                    sync_channel::<Vec<Result<Quad, ReadError>>>(BATCHES_IN_FLIGHT);
                 chunks.encoder.start_document();
                 let parse_options = options.clone();
                 let parser = scope.spawn(move || -> Result<(), StoreError> {
@@ -202,11 +206,10 @@ impl<'a> BulkLoader<'a> {
                             Err(ReadError::Statement(e) | ReadError::Fatal(e)) => return Err(e),
                         }
                     }
-                    // Chunks end between batches: a load of tiny chunks costs a chunk per
-                    // batch, not one per quad.
                     if chunks.encoder.len() >= self.chunk_quads
                         || chunks.encoder.chunk_bytes() >= chunk_bytes
                     {
+                        self.report_progress(&report, &bytes_read, bytes_total, start, "writing");
                         chunks.write_in_background(scope)?;
                     }
                     if last_progress.elapsed() >= Duration::from_millis(100) {
