@@ -2,16 +2,15 @@
 //! things, after random sequences of commits (inserts, removals, clears, drops, graph
 //! replacements) and bulk loads, and after the upgrade of an older store.
 
-use crate::loading::{step, Step};
-use crate::model::apply;
+use crate::loading::step;
 use crate::oracle::Model;
-use crate::support::{proptest_config, serialize, with_raw_meta, write_input, TempStore};
-use lodestone_store::load::{BulkLoader, RdfFormat};
+use crate::support::{proptest_config, with_raw_meta, TempStore};
+use lodestone_store::load::RdfFormat;
 use lodestone_store::sparql::{
     evaluate_query, DatasetOverride, QueryOptions, QueryResults, SparqlParser,
 };
 use lodestone_store::{Distinct, Reader, Store};
-use oxrdf::{Quad, Term, Variable};
+use oxrdf::{Term, Variable};
 use proptest::prelude::*;
 use std::collections::BTreeMap;
 
@@ -103,30 +102,7 @@ proptest! {
         let store = TempStore::new();
         let mut model = Model::default();
         for (i, step) in steps.iter().enumerate() {
-            match step {
-                Step::Transaction(ops, commit) => {
-                    let mut pending = model.clone();
-                    let mut transaction = store.transaction().expect("transaction");
-                    for op in ops {
-                        apply(&mut transaction, &mut pending, op);
-                    }
-                    if *commit {
-                        transaction.commit().expect("commit");
-                        model = pending;
-                    }
-                }
-                Step::Bulk(quads, chunk) => {
-                    let data = serialize(quads.iter().map(Quad::as_ref), RdfFormat::NQuads);
-                    let input = write_input(store.scratch(), &format!("step{i}.nq"), &data);
-                    BulkLoader::new(&store)
-                        .with_chunk_quads(*chunk)
-                        .load(&[input])
-                        .expect("bulk load");
-                    for quad in quads {
-                        model.insert(quad);
-                    }
-                }
-            }
+            step.run(&store, &mut model, i);
             check_distinct(&store, &format!("step {i}: {step:?}"));
         }
     }

@@ -126,6 +126,37 @@ fn has_blank_node(quad: &Quad) -> bool {
         || matches!(quad.graph_name, GraphName::BlankNode(_))
 }
 
+impl Step {
+    /// Runs the step on `store` and on `model`; for a bulk load, returns the quads the load
+    /// reported new and the quads new to the model.
+    pub fn run(&self, store: &TempStore, model: &mut Model, index: usize) -> Option<(u64, u64)> {
+        match self {
+            Step::Transaction(ops, commit) => {
+                let mut pending = model.clone();
+                let mut transaction = store.transaction().expect("transaction");
+                for op in ops {
+                    apply(&mut transaction, &mut pending, op);
+                }
+                if *commit {
+                    transaction.commit().expect("commit");
+                    *model = pending;
+                }
+                None
+            }
+            Step::Bulk(quads, chunk) => {
+                let data = serialize(quads.iter().map(Quad::as_ref), RdfFormat::NQuads);
+                let input = write_input(store.scratch(), &format!("step{index}.nq"), &data);
+                let report = BulkLoader::new(store)
+                    .with_chunk_quads(*chunk)
+                    .load(&[input])
+                    .expect("bulk load");
+                let added = quads.iter().filter(|q| model.insert(q)).count();
+                Some((report.quads_added, added as u64))
+            }
+        }
+    }
+}
+
 pub fn step() -> impl Strategy<Value = Step> {
     prop_oneof![
         (prop::collection::vec(op(), 1..8), prop::bool::weighted(0.8))
@@ -152,28 +183,8 @@ proptest! {
         let store = TempStore::new();
         let mut model = Model::default();
         for (i, step) in steps.iter().enumerate() {
-            match step {
-                Step::Transaction(ops, commit) => {
-                    let mut pending = model.clone();
-                    let mut transaction = store.transaction().expect("transaction");
-                    for op in ops {
-                        apply(&mut transaction, &mut pending, op);
-                    }
-                    if *commit {
-                        transaction.commit().expect("commit");
-                        model = pending;
-                    }
-                }
-                Step::Bulk(quads, chunk) => {
-                    let data = serialize(quads.iter().map(Quad::as_ref), RdfFormat::NQuads);
-                    let input = write_input(store.scratch(), &format!("step{i}.nq"), &data);
-                    let report = BulkLoader::new(&store)
-                        .with_chunk_quads(*chunk)
-                        .load(&[input])
-                        .expect("bulk load");
-                    let added = quads.iter().filter(|q| model.insert(q)).count();
-                    prop_assert_eq!(report.quads_added, added as u64);
-                }
+            if let Some((reported, added)) = step.run(&store, &mut model, i) {
+                prop_assert_eq!(reported, added);
             }
             check_store(&store, &model, &probes);
         }
