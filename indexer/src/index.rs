@@ -10,7 +10,7 @@
 use crate::analysis::register_analyzers;
 use crate::document::{DocumentBuilder, Vocabulary};
 use crate::error::IndexError;
-use crate::progress::{BuildKind, BuildProgress, Tracker};
+use crate::progress::{BuildKind, BuildProgress, Running, Tracker};
 use crate::schema::Fields;
 use crate::search::IndexSearcher;
 use crate::settings::IndexSettings;
@@ -299,7 +299,7 @@ impl TextIndex {
                 done += 1;
                 running.set(done, entities);
             }
-            self.commit(writer, last)
+            self.commit(writer, last, running)
         })?;
         store.trim_changes(last)?;
         Ok(last)
@@ -352,7 +352,7 @@ impl TextIndex {
                 }
             }
             on_progress(read);
-            self.commit(writer, sequence)?;
+            self.commit(writer, sequence, running)?;
             Ok((entities, read))
         })?;
         store.trim_changes(sequence)?;
@@ -397,10 +397,14 @@ impl TextIndex {
         Ok(text.best_label(langs).map(|c| c.text))
     }
 
+    /// Commits the writer's documents as the index of the store at `sequence`, and ends the
+    /// build `running` before the new sequence shows: a search that waited for `sequence` is
+    /// not told a build is still running.
     fn commit(
         &self,
         writer: &mut IndexWriter<TantivyDocument>,
         sequence: SequenceNumber,
+        running: Running<'_>,
     ) -> Result<(), IndexError> {
         let mut prepared = writer.prepare_commit()?;
         prepared.set_payload(&format!(
@@ -409,6 +413,7 @@ impl TextIndex {
         ));
         prepared.commit()?;
         self.reader.reload()?;
+        drop(running);
         self.applied.store(sequence, Ordering::Release);
         let (lock, condvar) = &self.progress;
         drop(lock.lock().unwrap_or_else(|e| e.into_inner()));
