@@ -23,8 +23,10 @@ use std::time::{Duration, Instant, SystemTime};
 use tantivy::schema::Term as IndexTerm;
 use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument};
 
-/// Version of the index layout; an index of another version is rebuilt.
-pub const INDEX_FORMAT_VERSION: u32 = 2;
+/// Version of the index layout; an index of another version is rebuilt. 3: the `rank` fast
+/// field holds the weight of use (references + √description + entity rank, in tenths,
+/// `crate::popularity`) instead of the in-degree.
+pub const INDEX_FORMAT_VERSION: u32 = 3;
 
 const PAYLOAD_PREFIX: &str = "lodestone-text-index";
 
