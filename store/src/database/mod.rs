@@ -19,7 +19,7 @@ mod writer_state;
 pub(crate) use decoded::DecodedTerms;
 pub use write_health::WriteFailure;
 pub(crate) use write_health::WriteHealth;
-pub(crate) use writer_state::{TermCache, WriterState};
+pub(crate) use writer_state::{IdMark, TermCache, WriterState};
 
 use crate::changes::SequenceNumber;
 use crate::encoding::{BlankNumbering, TermId};

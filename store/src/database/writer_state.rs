@@ -3,7 +3,7 @@
 //! lock ([`Database::lock_writer`](super::Database::lock_writer)).
 
 use crate::changes::SequenceNumber;
-use crate::encoding::TermId;
+use crate::encoding::{BlankNumbering, TermId, TermKind, BLANK_NUMBER_LIMIT};
 use rustc_hash::FxHashMap;
 
 /// Counters only the single writer changes; guarded by the writer lock.
@@ -21,6 +21,41 @@ pub(crate) struct WriterState {
     /// reclaimed terms are removed in the same commit, and ids are never reused, so an entry
     /// is always right.
     pub term_cache: TermCache,
+}
+
+impl WriterState {
+    /// The id counters as they stand now, to tell later the ids handed out since.
+    pub(crate) fn id_mark(&self) -> IdMark {
+        IdMark {
+            dictionary: self.next_dictionary_id,
+            blank: self.next_blank_id,
+        }
+    }
+}
+
+/// The id counters at one moment (the start of a transaction or of a bulk load): an id
+/// handed out since then is used by no quad committed before it, so a look-up of the
+/// committed store for a pattern naming it can be skipped.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct IdMark {
+    dictionary: u64,
+    blank: u64,
+}
+
+impl IdMark {
+    /// Whether `id` was handed out after the mark. Relies on every stored blank node number
+    /// below `BLANK_NUMBER_LIMIT` being below the counter (see `BlankNumbering::reserve`).
+    pub(crate) fn is_newer(self, numbering: BlankNumbering, id: TermId) -> bool {
+        match id.kind() {
+            TermKind::Iri | TermKind::Literal | TermKind::NamedBlank => {
+                id.payload() >= self.dictionary
+            }
+            TermKind::MintedBlank => {
+                (self.blank..BLANK_NUMBER_LIMIT).contains(&numbering.number(id))
+            }
+            _ => false,
+        }
+    }
 }
 
 /// A bounded map from dictionary term bytes to committed ids, owned by the writer.

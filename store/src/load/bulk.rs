@@ -155,7 +155,7 @@ impl<'a> BulkLoader<'a> {
             let mut chunks = Chunks {
                 writer: ChunkWriter::new(self.database, &state),
                 encoder: Encoder::new(self.database, &state, self.memory_budget / 8),
-                files: Some(IngestBatch::new(self.database)?),
+                files: Some(IngestBatch::new(self.database, &state)?),
                 after: state.clone(),
                 writing: None,
                 timings: Timings::default(),

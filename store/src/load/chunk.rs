@@ -75,6 +75,7 @@ impl<'a> ChunkWriter<'a> {
             let mut flags = present.into_iter();
             quads.retain(|_| flags.next().flatten().is_none());
         }
+        batch.note_added(quads, rdf_type);
         if quads.is_empty() && new_terms.is_empty() && next_blank_id == state.next_blank_id {
             return Ok(0);
         }

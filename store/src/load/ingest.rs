@@ -14,8 +14,10 @@
 
 use super::staging::Staging;
 use crate::database::{Database, WriterState};
+use crate::encoding::{EncodedQuad, TermId};
 use crate::error::{CorruptionError, StoreError};
 use crate::kv::{ingest_options, meta_key, StoreOptions, Table};
+use crate::quads::distinct::LoadedQuads;
 use crate::stats::encode_u64;
 use rocksdb::{IngestExternalFileOptions, SstFileWriter, WriteBatch};
 use std::fs;
@@ -43,10 +45,14 @@ pub(crate) struct IngestBatch {
     /// Set once the folder is recorded in `meta`: from then on the next open needs it.
     recorded: bool,
     store_options: StoreOptions,
+    /// The load's new quads, for the distinct counts.
+    loaded: LoadedQuads,
 }
 
 impl IngestBatch {
-    pub(crate) fn new(database: &Database) -> Result<Self, StoreError> {
+    /// The folder of a load into the store as `state` (the writer counters before the load)
+    /// leaves it.
+    pub(crate) fn new(database: &Database, state: &WriterState) -> Result<Self, StoreError> {
         let dir = database.path().join(format!(
             "{TMP_PREFIX}{}-{}",
             std::process::id(),
@@ -64,7 +70,13 @@ impl IngestBatch {
             staged_below: 0,
             recorded: false,
             store_options: database.options().clone(),
+            loaded: LoadedQuads::new(state),
         })
+    }
+
+    /// Notes a chunk's new quads (see `LoadedQuads::note`).
+    pub(crate) fn note_added(&mut self, quads: &[EncodedQuad], rdf_type: Option<TermId>) {
+        self.loaded.note(quads, rdf_type);
     }
 
     /// Writes one SST file for `table`; `entries` must be in strictly increasing key order.
@@ -146,8 +158,10 @@ impl IngestBatch {
             .and_then(|n| n.to_str())
             .ok_or_else(|| CorruptionError::msg("temporary folder name is not UTF-8"))?;
         self.recorded = true;
-        // The distinct counts are recomputed from the indexes once the files are in; until
-        // then they are marked stale, so a crash in between recomputes them at the next open.
+        // The distinct counts are moved by the load's new quads (computed against the store
+        // before them) or recomputed from the indexes once the files are in; until then they
+        // are marked stale, so a crash in between recomputes them at the next open.
+        let distinct_changes = self.loaded.changes(database)?;
         crate::quads::distinct::mark_stale(database)?;
         db.put_cf_opt(
             database.cf(Table::Meta),
@@ -162,7 +176,10 @@ impl IngestBatch {
             )));
         }
         write_counters(database, &self.dir, &manifest)?;
-        crate::quads::distinct::rebuild(database)?;
+        match distinct_changes {
+            Some(batch) => database.write(batch, &database.write_options())?,
+            None => crate::quads::distinct::rebuild(database)?,
+        }
         database.publish_sequence(state.sequence);
         Ok(())
     }

@@ -15,10 +15,12 @@
 //! A commit finds, for every such (key, entity) pair its changed quads touch, whether the
 //! pair had a quad before and has one after — from the transaction's own quads where they
 //! decide it, else by one seek in the committed store and one in the store with the
-//! transaction on top — and moves the counts by ±1. The bulk loader and the upgrade of an
-//! older store compute the table from the indexes ([`rebuild`]).
+//! transaction on top — and moves the counts by ±1. A bulk load into a non-empty store does
+//! the same from its new quads ([`LoadedQuads`]) unless they are many; a load into an empty
+//! store, a large load and the upgrade of an older store compute the table from the indexes
+//! ([`rebuild`]).
 
-use crate::database::Database;
+use crate::database::{Database, IdMark, WriterState};
 use crate::encoding::{encode_term_bytes, EncodedQuad, Permutation, TermId, TermKind};
 use crate::error::{CorruptionError, StoreError};
 use crate::kv::{meta_key, Table};
@@ -114,19 +116,22 @@ fn rdf_type_id(database: &Database) -> Result<Option<TermId>, StoreError> {
     database.committed_term_id(&bytes)
 }
 
-/// Whether a quad matches a pattern, before and after the commit of a transaction.
+/// Whether a quad matches a pattern, before and after a change.
 struct Probe<'db, F> {
     before: Reader<'db>,
-    after: Reader<'db>,
+    /// The store after the change; `None` for a change that only adds quads (a bulk load),
+    /// where a pattern has a match after it if it had one before or an added quad matches it
+    /// — and every caller says so (`added`) for the patterns of added quads.
+    after: Option<Reader<'db>>,
     is_new: F,
-    /// The predicates of the added quads, by object: the overlay's share of
+    /// The predicates of the added quads, by object: the change's share of
     /// [`Probe::predicates_of`] without a scan of every added quad per object.
     added_predicates: FxHashMap<TermId, Vec<TermId>>,
 }
 
 impl<F: Fn(TermId) -> bool> Probe<'_, F> {
-    /// Whether the pattern had a committed match and has one after the commit; `added` /
-    /// `removed` say that a quad the transaction adds / removes matches it.
+    /// Whether the pattern had a committed match and has one after the change; `added` /
+    /// `removed` say that a quad the change adds / removes matches it.
     fn had_has(&self, p: &Pattern, added: bool, removed: bool) -> Result<(bool, bool), StoreError> {
         let exists = |reader: &Reader<'_>| -> Result<bool, StoreError> {
             Ok(reader
@@ -135,17 +140,21 @@ impl<F: Fn(TermId) -> bool> Probe<'_, F> {
                 .transpose()?
                 .is_some())
         };
-        // A removed quad was committed; a pattern with a term new in the transaction had no
+        // A removed quad was committed; a pattern with a term new in the change had no
         // committed match.
         let had =
             removed || (!p.iter().flatten().any(|t| (self.is_new)(*t)) && exists(&self.before)?);
-        let has = added || exists(&self.after)?;
+        let has = added
+            || match &self.after {
+                Some(after) => exists(after)?,
+                None => had,
+            };
         Ok((had, has))
     }
 
-    /// The predicates having `object` as object, before and after the commit.
+    /// The predicates having `object` as object, before and after the change.
     fn predicates_of(&self, object: TermId) -> Result<Vec<TermId>, StoreError> {
-        // Before or after the commit is before or added: the quads after it are the committed
+        // Before or after the change is before or added: the quads after it are the committed
         // ones, less some, plus the added ones.
         let mut out = self
             .added_predicates
@@ -169,10 +178,6 @@ impl<F: Fn(TermId) -> bool> Probe<'_, F> {
 /// Adds to `batch` the changes of the distinct counts that a commit of `overlay` makes.
 /// `rdf_type` is the id of `rdf:type` (committed or new in the transaction); `is_new` says
 /// whether an id was handed out by the transaction (no committed quad uses it).
-///
-/// [`Distinct::PredicateObjects`] counts an object only while it is a subject too, so it
-/// moves with its (predicate, object) pairs and with the objects that become or stop being
-/// subjects: for those, every predicate they are the object of is looked at.
 pub(crate) fn write_changes(
     database: &Database,
     overlay: &Overlay,
@@ -180,18 +185,60 @@ pub(crate) fn write_changes(
     is_new: impl Fn(TermId) -> bool,
     batch: &mut WriteBatch,
 ) -> Result<(), StoreError> {
+    write_deltas(
+        database,
+        &overlay.added,
+        &overlay.removed,
+        Some(Reader::new(database, Some(overlay))),
+        rdf_type,
+        is_new,
+        batch,
+    )
+}
+
+/// Adds to `batch` the changes of the distinct counts for `added`, quads that the committed
+/// store does not hold and a change adds without removing any (see [`LoadedQuads`]).
+fn write_additions(
+    database: &Database,
+    added: &[EncodedQuad],
+    rdf_type: Option<TermId>,
+    is_new: impl Fn(TermId) -> bool,
+    batch: &mut WriteBatch,
+) -> Result<(), StoreError> {
+    write_deltas(database, added, &[], None, rdf_type, is_new, batch)
+}
+
+/// The common part of [`write_changes`] and [`write_additions`]: finds, for every (kind,
+/// counted term, pattern) the changed quads touch, whether the pattern had a match before and
+/// has one after (`after` reads the store after the change, see [`Probe::after`]), and moves
+/// the counts by ±1.
+///
+/// [`Distinct::PredicateObjects`] counts an object only while it is a subject too, so it
+/// moves with its (predicate, object) pairs and with the objects that become or stop being
+/// subjects: for those, every predicate they are the object of is looked at.
+fn write_deltas<'db, 'q>(
+    database: &'db Database,
+    added: impl IntoIterator<Item = &'q EncodedQuad> + Copy,
+    removed: impl IntoIterator<Item = &'q EncodedQuad>,
+    after: Option<Reader<'db>>,
+    rdf_type: Option<TermId>,
+    is_new: impl Fn(TermId) -> bool,
+    batch: &mut WriteBatch,
+) -> Result<(), StoreError> {
     // Per (kind, counted term, pattern): whether an added / a removed quad matches it.
     let mut touched: FxHashMap<(Distinct, TermId, Pattern), (bool, bool)> = FxHashMap::default();
-    for (quads, added) in [(&overlay.added, true), (&overlay.removed, false)] {
-        for quad in quads {
-            for kind in Distinct::ALL {
-                if let Some((term, pattern)) = kind.pair(quad, rdf_type) {
-                    let seen = touched.entry((kind, term, pattern)).or_default();
-                    if added {
-                        seen.0 = true;
-                    } else {
-                        seen.1 = true;
-                    }
+    let changed = added
+        .into_iter()
+        .map(|q| (q, true))
+        .chain(removed.into_iter().map(|q| (q, false)));
+    for (quad, is_added) in changed {
+        for kind in Distinct::ALL {
+            if let Some((term, pattern)) = kind.pair(quad, rdf_type) {
+                let seen = touched.entry((kind, term, pattern)).or_default();
+                if is_added {
+                    seen.0 = true;
+                } else {
+                    seen.1 = true;
                 }
             }
         }
@@ -200,7 +247,7 @@ pub(crate) fn write_changes(
         return Ok(());
     }
     let mut added_predicates: FxHashMap<TermId, Vec<TermId>> = FxHashMap::default();
-    for quad in &overlay.added {
+    for quad in added {
         added_predicates
             .entry(quad.object)
             .or_default()
@@ -208,7 +255,7 @@ pub(crate) fn write_changes(
     }
     let probe = Probe {
         before: Reader::new(database, None),
-        after: Reader::new(database, Some(overlay)),
+        after,
         is_new,
         added_predicates,
     };
@@ -231,6 +278,7 @@ pub(crate) fn write_changes(
             *deltas.entry((*kind, *term)).or_default() += if has { 1 } else { -1 };
         }
     }
+    drop(touched);
     for (&term, &(had, has)) in &subject {
         if had != has && is_entity(term) {
             for p in probe.predicates_of(term)? {
@@ -275,10 +323,80 @@ pub(crate) fn write_changes(
     Ok(())
 }
 
+/// A load of more new quads than this recomputes the table ([`rebuild`]) instead of
+/// updating it from its quads: the update holds about half a kilobyte per new quad.
+const LOADED_QUADS_LIMIT: usize = 1 << 19;
+/// A load into a store of `n` quads updates the table from its new quads while they are at
+/// most `n / LOADED_QUADS_SHARE` (or [`LOADED_QUADS_FLOOR`]): each new quad costs a few seeks
+/// in the store, a recompute a few sequential reads of every quad.
+const LOADED_QUADS_SHARE: u64 = 16;
+/// Loads of up to this many new quads update the table whatever the store's size.
+const LOADED_QUADS_FLOOR: usize = 1 << 16;
+
+/// The new quads of a bulk load into a non-empty store, gathered chunk by chunk while few
+/// enough that updating the distinct counts from them beats recomputing the table. A load into
+/// an empty store gathers nothing: it recomputes.
+pub(crate) struct LoadedQuads {
+    /// The counters before the load: ids newer than these are the load's own terms.
+    before: IdMark,
+    /// The most quads gathered before giving up for a recompute.
+    limit: usize,
+    /// `None` once the load has more new quads than `limit`, or into an empty store.
+    quads: Option<Vec<EncodedQuad>>,
+    rdf_type: Option<TermId>,
+}
+
+impl LoadedQuads {
+    /// For a load into the store as `state` (the writer counters before the load) leaves it.
+    pub(crate) fn new(state: &WriterState) -> Self {
+        let share = usize::try_from(state.quad_count / LOADED_QUADS_SHARE).unwrap_or(usize::MAX);
+        Self {
+            before: state.id_mark(),
+            limit: share.clamp(LOADED_QUADS_FLOOR, LOADED_QUADS_LIMIT),
+            quads: (state.quad_count > 0).then(Vec::new),
+            rdf_type: None,
+        }
+    }
+
+    /// Notes a chunk's new quads (none of them in the store or in an earlier chunk) and the
+    /// id of `rdf:type` the chunk was encoded with.
+    pub(crate) fn note(&mut self, quads: &[EncodedQuad], rdf_type: Option<TermId>) {
+        if let Some(kept) = &mut self.quads {
+            if kept.len() + quads.len() > self.limit {
+                self.quads = None;
+            } else {
+                kept.extend_from_slice(quads);
+            }
+        }
+        self.rdf_type = rdf_type.or(self.rdf_type);
+    }
+
+    /// The changes of the distinct counts the load makes, computed against the store before
+    /// the load (so called before its files are ingested), with the mark that the table needs
+    /// a recompute cleared; `None` when the table must be recomputed after the ingest.
+    pub(crate) fn changes(&self, database: &Database) -> Result<Option<WriteBatch>, StoreError> {
+        let Some(quads) = &self.quads else {
+            return Ok(None);
+        };
+        let mut batch = WriteBatch::default();
+        let numbering = database.blank_numbering();
+        write_additions(
+            database,
+            quads,
+            self.rdf_type,
+            |t| self.before.is_newer(numbering, t),
+            &mut batch,
+        )?;
+        batch.delete_cf(database.cf(Table::Meta), meta_key::DISTINCT_STATS_STALE);
+        Ok(Some(batch))
+    }
+}
+
 /// Recomputes the whole table from the indexes: one pass over `spog` (subjects per predicate
 /// and per class, and the sorted list of subjects), one over `posg` (objects per predicate
-/// that are in that list) and one over `gspo` (subjects per named graph). For the upgrade of an older store and after a bulk load. Holds no lock: the
-/// caller makes sure nothing writes meanwhile.
+/// that are in that list) and one over `gspo` (subjects per named graph). For the upgrade of
+/// an older store and after a bulk load into an empty store or of many quads. Holds no lock:
+/// the caller makes sure nothing writes meanwhile.
 pub(crate) fn rebuild(database: &Database) -> Result<(), StoreError> {
     let rdf_type = rdf_type_id(database)?;
     let mut counts: FxHashMap<(Distinct, TermId), u64> = FxHashMap::default();

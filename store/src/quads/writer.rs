@@ -6,11 +6,9 @@
 //! reclaimed terms and the change log entry. Dropping a transaction discards it.
 
 use crate::changes::{ChangeBatch, SequenceNumber};
-use crate::database::{Database, WriterState};
+use crate::database::{Database, IdMark, WriterState};
 use crate::dictionary::{decode_ids, encode_ids, is_hashed_key, lookup_key};
-use crate::encoding::{
-    encode_term_bytes, inline_id, EncodedQuad, Permutation, TermId, TermKind, BLANK_NUMBER_LIMIT,
-};
+use crate::encoding::{encode_term_bytes, inline_id, EncodedQuad, Permutation, TermId, TermKind};
 use crate::error::{CorruptionError, StoreError};
 use crate::hash_iris;
 use crate::iri_index;
@@ -34,9 +32,8 @@ pub struct Transaction<'a> {
     next_blank_id: u64,
     overlay: Overlay,
     term_buffer: Vec<u8>,
-    /// Ids from these on were handed out by this transaction (nothing committed uses them).
-    first_new_dictionary_id: u64,
-    first_new_blank_id: u64,
+    /// Ids newer than this were handed out by this transaction (nothing committed uses them).
+    first_new: IdMark,
 }
 
 impl<'a> Transaction<'a> {
@@ -44,8 +41,7 @@ impl<'a> Transaction<'a> {
     /// transaction is committed or dropped.
     pub(crate) fn new(database: &'a Database) -> Self {
         let state = database.lock_writer();
-        let (first_new_dictionary_id, first_new_blank_id) =
-            (state.next_dictionary_id, state.next_blank_id);
+        let first_new = state.id_mark();
         Self {
             database,
             next_dictionary_id: state.next_dictionary_id,
@@ -53,8 +49,7 @@ impl<'a> Transaction<'a> {
             state,
             overlay: Overlay::default(),
             term_buffer: Vec::new(),
-            first_new_dictionary_id,
-            first_new_blank_id,
+            first_new,
         }
     }
 
@@ -105,16 +100,7 @@ impl<'a> Transaction<'a> {
 
     /// Whether the id was handed out by this transaction, so no committed quad can use it.
     fn is_new_term(&self, id: TermId) -> bool {
-        match id.kind() {
-            TermKind::Iri | TermKind::Literal | TermKind::NamedBlank => {
-                id.payload() >= self.first_new_dictionary_id
-            }
-            TermKind::MintedBlank => {
-                let number = self.database.blank_numbering().number(id);
-                (self.first_new_blank_id..BLANK_NUMBER_LIMIT).contains(&number)
-            }
-            _ => false,
-        }
+        self.first_new.is_newer(self.database.blank_numbering(), id)
     }
 
     /// The id of a dictionary term this transaction added or the store holds, without a

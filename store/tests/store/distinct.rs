@@ -4,13 +4,13 @@
 
 use crate::loading::step;
 use crate::oracle::Model;
-use crate::support::{proptest_config, with_raw_meta, TempStore};
-use lodestone_store::load::RdfFormat;
+use crate::support::{proptest_config, with_raw_meta, write_input, TempStore};
+use lodestone_store::load::{BulkLoader, RdfFormat};
 use lodestone_store::sparql::{
     evaluate_query, DatasetOverride, QueryOptions, QueryResults, SparqlParser,
 };
 use lodestone_store::{Distinct, Reader, Store};
-use oxrdf::{Term, Variable};
+use oxrdf::{NamedNodeRef, Term, Variable};
 use proptest::prelude::*;
 use std::collections::BTreeMap;
 
@@ -133,4 +133,133 @@ fn a_read_write_open_computes_the_distinct_counts_of_a_format_5_store() {
     let store = TempStore::from_parts(dir);
     assert_eq!(store.reader().distinct_subjects().expect("count"), 2);
     check_distinct(&store, "the upgrade");
+}
+
+/// What the loads into a non-empty store below start from: typed subjects in the default and
+/// a named graph, an object (`<d>`) that is no subject, and a class (`<Untouched>`) no load
+/// below touches.
+const BEFORE_LOAD: &[u8] =
+    b"<http://e/a> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <http://e/C> <http://e/g> .\n\
+    <http://e/a> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <http://e/C> .\n\
+    <http://e/b> <http://e/p> <http://e/a> <http://e/g> .\n\
+    <http://e/b> <http://e/p> \"x\" .\n\
+    <http://e/c> <http://e/q> <http://e/d> .\n\
+    <http://e/u> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <http://e/Untouched> .\n";
+
+/// A store holding [`BEFORE_LOAD`], committed through a transaction.
+fn store_before_load() -> TempStore {
+    let store = TempStore::new();
+    let mut transaction = store.transaction().expect("transaction");
+    for quad in crate::support::parse(BEFORE_LOAD, RdfFormat::NQuads).iter() {
+        transaction.insert(quad).expect("insert");
+    }
+    transaction.commit().expect("commit");
+    store
+}
+
+/// Loads N-Quads in chunks of `chunk` quads.
+fn load_in_chunks(store: &TempStore, name: &str, data: &[u8], chunk: usize) {
+    BulkLoader::new(store)
+        .with_chunk_quads(chunk)
+        .load(&[write_input(store.scratch(), name, data)])
+        .expect("bulk load");
+}
+
+/// Overwrites the count of `<http://e/Untouched>` as a class with 99, in the closed store.
+fn falsify_untouched_class(store: TempStore) -> TempStore {
+    let reader = store.reader();
+    let untouched = reader
+        .term_id(NamedNodeRef::new_unchecked("http://e/Untouched").into())
+        .expect("look-up")
+        .expect("class in the store");
+    drop(reader);
+    let dir = store.close();
+    with_raw_meta(&dir.path().join("store"), |db, _| {
+        let stats = db.cf_handle("distinct_stats").expect("table");
+        let mut key = vec![b'c'];
+        key.extend_from_slice(&untouched.to_be_bytes());
+        db.put_cf(stats, key, 99_u64.to_le_bytes()).expect("put");
+    });
+    TempStore::from_parts(dir)
+}
+
+/// The count of `<http://e/Untouched>` as a class.
+fn untouched_class_count(store: &Store) -> u64 {
+    let reader = store.reader();
+    let id = reader
+        .term_id(NamedNodeRef::new_unchecked("http://e/Untouched").into())
+        .expect("look-up")
+        .expect("class in the store");
+    reader
+        .distinct_count(Distinct::ClassSubjects, id)
+        .expect("count")
+}
+
+/// A load into a non-empty store, in several chunks, that makes an object a subject (so the
+/// predicates it is the object of count it), types an existing subject anew in a new graph,
+/// repeats quads the store has, and brings a blank node and new subjects linking to old ones.
+#[test]
+fn a_load_into_a_non_empty_store_moves_the_distinct_counts_as_sparql_counts_them() {
+    let store = store_before_load();
+    let data = b"<http://e/d> <http://e/r> \"y\" .\n\
+        <http://e/a> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <http://e/C> .\n\
+        <http://e/a> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <http://e/D> <http://e/g2> .\n\
+        <http://e/b> <http://e/p> <http://e/a> <http://e/g> .\n\
+        <http://e/f> <http://e/p> <http://e/b> .\n\
+        _:x <http://e/p> <http://e/a> <http://e/g> .\n\
+        <http://e/c> <http://e/p> _:x .\n\
+        <http://e/a> <http://e/q> <http://e/f> <http://e/g> .\n";
+    for chunk in [1, 3, 100] {
+        let store = store_before_load();
+        load_in_chunks(&store, "more.nq", data, chunk);
+        check_distinct(&store, &format!("a load in chunks of {chunk} quads"));
+    }
+    // Then again, in part: the second load adds nothing.
+    load_in_chunks(&store, "more.nq", data, 2);
+    let half = data
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| **b == b'\n')
+        .nth(3)
+        .map_or(data.len(), |(i, _)| i + 1);
+    load_in_chunks(&store, "again.nq", &data[..half], 2);
+    check_distinct(&store, "the same load twice");
+}
+
+/// A load into a non-empty store reads only its own quads: the count of a class it does not
+/// touch stays as it was, even a wrong one (before, every load recomputed the whole table).
+#[test]
+fn a_small_load_into_a_non_empty_store_updates_only_what_it_touches() {
+    let store = falsify_untouched_class(store_before_load());
+    assert_eq!(untouched_class_count(&store), 99);
+    load_in_chunks(
+        &store,
+        "small.nq",
+        b"<http://e/d> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <http://e/C> .\n",
+        10,
+    );
+    assert_eq!(untouched_class_count(&store), 99);
+    let reader = store.reader();
+    let class = reader
+        .term_id(NamedNodeRef::new_unchecked("http://e/C").into())
+        .expect("look-up")
+        .expect("class");
+    assert_eq!(
+        reader
+            .distinct_count(Distinct::ClassSubjects, class)
+            .expect("count"),
+        2
+    );
+}
+
+/// A load of more new quads than the update from them is worth recomputes the whole table.
+#[test]
+fn a_large_load_into_a_non_empty_store_recomputes_the_distinct_counts() {
+    let store = falsify_untouched_class(store_before_load());
+    let data: String = (0..70_000)
+        .map(|i| format!("<http://e/n{i}> <http://e/p> <http://e/n{}> .\n", i / 2))
+        .collect();
+    load_in_chunks(&store, "large.nt", data.as_bytes(), usize::MAX);
+    assert_eq!(untouched_class_count(&store), 1);
+    check_distinct(&store, "a large load");
 }
