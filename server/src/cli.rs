@@ -252,7 +252,7 @@ pub struct ServeArgs {
     /// [toml: default_language]
     #[arg(long, env = "LODESTONE_DEFAULT_LANGUAGE", value_name = "TAG")]
     pub default_language: Option<String>,
-    /// Label properties of entity pages, comma-separated IRIs, most preferred first
+    /// Label properties of entity pages and facets, comma-separated IRIs, most preferred first
     /// [default: skos:prefLabel, rdfs:label, foaf:name, schema:name, dcterms:title, dc:title,
     /// skos:altLabel] [toml: label_properties]
     #[arg(
@@ -262,6 +262,11 @@ pub struct ServeArgs {
         value_delimiter = ','
     )]
     pub label_properties: Option<Vec<String>>,
+    /// A prefix file: `@prefix p: <ns> .`, `PREFIX p: <ns>` or `p ns` lines, adding to or
+    /// overriding the prefixes of the data and the well-known ones everywhere CURIEs are
+    /// read or written [toml: prefixes]
+    #[arg(long, env = "LODESTONE_PREFIXES", value_name = "FILE")]
+    pub prefixes: Option<PathBuf>,
     /// Site name in the header of HTML pages [default: Lodestone] [toml: site_name]
     #[arg(long, env = "LODESTONE_SITE_NAME", value_name = "NAME")]
     pub site_name: Option<String>,

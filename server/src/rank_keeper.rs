@@ -61,6 +61,7 @@ pub async fn watch(state: AppState, stop: Arc<AtomicBool>) {
                 entities = report.entities,
                 links = report.links,
                 iterations = report.iterations,
+                marked = report.marked,
                 ms = report.read_ms + report.iterate_ms + report.write_ms,
                 "entity rank recomputed"
             ),

@@ -44,6 +44,7 @@ struct Inner {
     facets: FacetEngine,
     page_cache: Arc<crate::page_cache::PageCache>,
     bodies: BodyBudget,
+    prefixes: crate::prefix_table::PrefixTable,
 }
 
 impl AppState {
@@ -54,6 +55,9 @@ impl AppState {
         let pages = Slots::new(settings.max_concurrent_queries, PAGE_QUEUE);
         let writers = WriteLanes::start(settings.large_write_nice);
         let bodies = BodyBudget::new(settings.max_body_bytes_in_flight);
+        let prefixes = crate::prefix_table::PrefixTable::new(settings.prefixes.clone());
+        let facets =
+            FacetEngine::default().with_label_properties(settings.pages.labels.properties.clone());
         Self {
             inner: Arc::new(Inner {
                 store,
@@ -67,9 +71,10 @@ impl AppState {
                 counts: Mutex::new(None),
                 text_index: OnceLock::new(),
                 text_function: OnceLock::new(),
-                facets: FacetEngine::default(),
+                facets,
                 page_cache: Arc::default(),
                 bodies,
+                prefixes,
             }),
         }
     }
@@ -77,6 +82,21 @@ impl AppState {
     /// The store.
     pub fn store(&self) -> &Arc<Store> {
         &self.inner.store
+    }
+
+    /// The prefix table of the store as it is now (see [`crate::prefix_table`]). Blocking
+    /// (reads the store).
+    pub fn prefixes(&self) -> Arc<lodestone_vocab::Prefixes> {
+        self.inner.prefixes.of(&self.inner.store)
+    }
+
+    /// [`AppState::prefixes`] read on the blocking pool, for handlers that have no blocking
+    /// work of their own to read it in.
+    pub async fn prefixes_read(&self) -> Result<Arc<lodestone_vocab::Prefixes>, ApiError> {
+        let state = self.clone();
+        self.spawn_read(move || state.prefixes())
+            .await
+            .map_err(|e| ApiError::Internal(format!("reading the prefix table failed: {e}")))
     }
 
     /// The threads that apply writes (large ones at `settings.large_write_nice`).

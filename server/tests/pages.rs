@@ -17,6 +17,8 @@ mod documents;
 mod hash_documents;
 #[path = "http/indexed.rs"]
 mod indexed;
+#[path = "pages/prefixes.rs"]
+mod prefixes;
 #[path = "pages/rdfa.rs"]
 mod rdfa;
 #[path = "pages/support.rs"]

@@ -13,6 +13,12 @@
 //! store's size: an entity with 20 is twenty times as central as the average linked entity.
 //! IRIs without any link to another IRI have no entry (read as 0).
 //!
+//! The text index keeps each entity's score in its documents, so a computation marks the
+//! entities whose score moved enough to change a ranking ([`is_visible_change`]: by more than
+//! [`MARK_THRESHOLD`] of one plus the score) as changed in the change log, and only those:
+//! the follower re-indexes them as after a commit. A refresh after a few changes marks few;
+//! the first computation marks every linked entity.
+//!
 //! Cost: one scan of `spog` (every quad, in subject order, so each subject's links arrive
 //! together). Memory is bounded by the link graph, not by the store: term ids are compacted
 //! to dense `u32` node numbers (a hash map of about 24 bytes per node), the links are held
@@ -21,7 +27,7 @@
 //! is 4 bytes per link and about 56 bytes per linked entity. Each iteration reads every link
 //! once.
 
-use crate::changes::SequenceNumber;
+use crate::changes::{ChangeBatch, SequenceNumber};
 use crate::database::Database;
 use crate::encoding::{TermId, TermKind};
 use crate::error::{CorruptionError, StoreError};
@@ -41,6 +47,11 @@ pub const MAX_ITERATIONS: u32 = 20;
 pub const TOLERANCE: f64 = 1e-7;
 /// Entries written per batch when the scores are stored.
 const WRITE_BATCH_ENTRIES: usize = 100_000;
+/// How far an entity's score must move, relative to one plus the larger of its old and new
+/// score, to mark the entity changed (see [`is_visible_change`]).
+pub const MARK_THRESHOLD: f64 = 0.05;
+/// Entities marked changed per change-log entry.
+const MARKS_PER_ENTRY: usize = 100_000;
 /// Quads read between two looks at the stop flag.
 const QUADS_PER_STOP_CHECK: u64 = 1 << 20;
 
@@ -67,6 +78,9 @@ pub struct RankReport {
     pub iterate_ms: u64,
     /// Milliseconds storing the scores.
     pub write_ms: u64,
+    /// Entities whose score moved past [`MARK_THRESHOLD`], marked changed in the change log
+    /// so that the text index re-indexes them with their new score.
+    pub marked: u64,
 }
 
 /// Which state of the store the stored entity rank describes.
@@ -217,13 +231,9 @@ pub(crate) fn compute(
     };
     report.iterate_ms = elapsed_ms(iterating);
     let writing = Instant::now();
-    store_scores(
-        database,
-        &graph.nodes,
-        &scores,
-        report.sequence,
-        report.quads,
-    )?;
+    let changed = store_scores(database, &graph.nodes, &scores)?;
+    report.marked = changed.len() as u64;
+    mark_changed(database, &changed, report.sequence, report.quads)?;
     report.write_ms = elapsed_ms(writing);
     Ok(Some(report))
 }
@@ -232,52 +242,115 @@ fn elapsed_ms(since: Instant) -> u64 {
     u64::try_from(since.elapsed().as_millis()).unwrap_or(u64::MAX)
 }
 
-/// Writes the new scores, deletes the entries of entities no longer linked, and records the
-/// commit the scores describe.
+/// Whether a score moving from `old` to `new` (0 for none) can change a ranking: the rankings
+/// see an entity's score through `ln(1 + w)` of a weight of use `w` that holds the score (see
+/// `lodestone_indexer::popularity`), and `ln(1 + w)` moves by at most `|new − old| / (1 + w)`,
+/// so a move under [`MARK_THRESHOLD`] × (1 + the larger score) shifts an entity's damped
+/// popularity by less than 5 % of its weight factor `k` (0.5 % at `k = 0.1`): below what the
+/// text scores tell apart, and under the tenth of a unit the text index keeps `w` in.
+pub fn is_visible_change(old: f64, new: f64) -> bool {
+    (new - old).abs() > MARK_THRESHOLD * (1.0 + old.max(new))
+}
+
+/// Writes the new scores and deletes the entries of entities no longer linked, in one pass
+/// over the old entries in key order; returns the entities whose score moved visibly (see
+/// [`is_visible_change`]), in key order.
 fn store_scores(
     database: &Database,
     nodes: &FxHashMap<TermId, u32>,
     scores: &[f64],
-    sequence: SequenceNumber,
-    quads: u64,
-) -> Result<(), StoreError> {
+) -> Result<Vec<TermId>, StoreError> {
     let cf = database.cf(Table::EntityRank);
     #[allow(clippy::cast_precision_loss)]
     let scale = scores.len() as f64;
     let options = database.write_options();
     let mut batch = WriteBatch::default();
+    let mut changed = Vec::new();
     // In key order: sequential inserts into the memtable and one sorted run per flush.
     let mut sorted: Vec<(TermId, u32)> = nodes.iter().map(|(&t, &n)| (t, n)).collect();
     sorted.sort_unstable_by_key(|&(term, _)| term.as_u64());
-    for (term, node) in sorted {
-        batch.put_cf(
-            cf,
-            term.to_be_bytes(),
-            (scores[node as usize] * scale).to_le_bytes(),
-        );
+    let mut new = sorted.into_iter().peekable();
+    let mut old = database.db().raw_iterator_cf(cf);
+    old.seek_to_first();
+    loop {
+        let old_entry = match (old.key(), old.value()) {
+            (Some(key), Some(value)) => Some((
+                <[u8; 8]>::try_from(key)
+                    .map(TermId::from_be_bytes)
+                    .map_err(|_| CorruptionError::msg("entity_rank key of the wrong length"))?,
+                crate::stats::decode_score(Some(value))?,
+            )),
+            _ => None,
+        };
+        let next_new = new.peek().copied();
+        let (term, before, after) = match (old_entry, next_new) {
+            (None, None) => break,
+            (Some((term, score)), Some((next, _))) if term.as_u64() < next.as_u64() => {
+                old.next();
+                (term, score, None)
+            }
+            (Some((term, score)), None) => {
+                old.next();
+                (term, score, None)
+            }
+            (Some((term, score)), Some((next, node))) if term == next => {
+                old.next();
+                new.next();
+                (term, score, Some(scores[node as usize] * scale))
+            }
+            (_, Some((next, node))) => {
+                new.next();
+                (next, 0.0, Some(scores[node as usize] * scale))
+            }
+        };
+        match after {
+            Some(score) => batch.put_cf(cf, term.to_be_bytes(), score.to_le_bytes()),
+            None => batch.delete_cf(cf, term.to_be_bytes()),
+        }
+        if is_visible_change(before, after.unwrap_or(0.0)) {
+            changed.push(term);
+        }
         if batch.len() >= WRITE_BATCH_ENTRIES {
             database.write(std::mem::take(&mut batch), &options)?;
         }
     }
-    let mut iter = database.db().raw_iterator_cf(cf);
-    iter.seek_to_first();
-    while let Some(key) = iter.key() {
-        let term = <[u8; 8]>::try_from(key)
-            .map(TermId::from_be_bytes)
-            .map_err(|_| CorruptionError::msg("entity_rank key of the wrong length"))?;
-        if !nodes.contains_key(&term) {
-            batch.delete_cf(cf, key);
-            if batch.len() >= WRITE_BATCH_ENTRIES {
-                database.write(std::mem::take(&mut batch), &options)?;
-            }
-        }
-        iter.next();
-    }
-    iter.status()?;
+    old.status()?;
+    database.write(batch, &options)?;
+    Ok(changed)
+}
+
+/// Records the commit the scores describe and marks the `changed` entities in the change log
+/// (entries of [`MARKS_PER_ENTRY`], each a commit of no quads), so that the text index
+/// re-indexes them. Under the writer lock; when no other commit came since the computation
+/// began, the rank is recorded as describing the last of these entries, so that they do not
+/// count as changes towards its next computation.
+fn mark_changed(
+    database: &Database,
+    changed: &[TermId],
+    sequence: SequenceNumber,
+    quads: u64,
+) -> Result<(), StoreError> {
+    let mut state = database.lock_writer();
+    let unchanged_since = state.sequence == sequence;
+    let mut last = state.sequence;
     let meta = database.cf(Table::Meta);
-    batch.put_cf(meta, meta_key::RANK_SEQUENCE, encode_u64(sequence));
+    let mut batch = WriteBatch::default();
+    for entities in changed.chunks(MARKS_PER_ENTRY) {
+        last += 1;
+        batch.put_cf(
+            database.cf(Table::Changes),
+            last.to_be_bytes(),
+            ChangeBatch::encode_subjects(entities),
+        );
+    }
+    batch.put_cf(meta, meta_key::SEQUENCE, encode_u64(last));
+    let described = if unchanged_since { last } else { sequence };
+    batch.put_cf(meta, meta_key::RANK_SEQUENCE, encode_u64(described));
     batch.put_cf(meta, meta_key::RANK_QUADS, encode_u64(quads));
-    database.write(batch, &options)
+    database.write(batch, &database.write_options())?;
+    state.sequence = last;
+    database.publish_sequence(last);
+    Ok(())
 }
 
 /// Which commit the stored rank describes, and the store's state now.

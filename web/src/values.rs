@@ -8,25 +8,10 @@
 
 use crate::labels::{Labels, LanguageChain};
 use crate::links::Linker;
+use lodestone_vocab::Prefixes;
 use oxrdf::vocab::{rdf, xsd};
 use oxrdf::{BlankNodeRef, NamedNode, NamedNodeRef, NamedOrBlankNodeRef, TermRef};
 use std::collections::{HashMap, HashSet};
-
-/// Prefixes used to shorten IRIs shown as text (datatypes, properties without a label).
-const PREFIXES: [(&str, &str); 12] = [
-    ("xsd:", "http://www.w3.org/2001/XMLSchema#"),
-    ("rdf:", "http://www.w3.org/1999/02/22-rdf-syntax-ns#"),
-    ("rdfs:", "http://www.w3.org/2000/01/rdf-schema#"),
-    ("owl:", "http://www.w3.org/2002/07/owl#"),
-    ("skos:", "http://www.w3.org/2004/02/skos/core#"),
-    ("foaf:", "http://xmlns.com/foaf/0.1/"),
-    ("dcterms:", "http://purl.org/dc/terms/"),
-    ("dc:", "http://purl.org/dc/elements/1.1/"),
-    ("schema:", "http://schema.org/"),
-    ("geo:", "http://www.w3.org/2003/01/geo/wgs84_pos#"),
-    ("dbo:", "http://dbpedia.org/ontology/"),
-    ("prov:", "http://www.w3.org/ns/prov#"),
-];
 
 /// One value on a page with its RDFa statement.
 #[derive(Debug, Clone)]
@@ -67,6 +52,8 @@ pub(crate) struct Render<'a> {
     pub described: &'a HashSet<NamedNode>,
     /// Link builder.
     pub linker: &'a Linker,
+    /// The prefix table IRIs without a label are written with.
+    pub prefixes: &'a Prefixes,
     /// The reader's languages.
     pub chain: &'a LanguageChain,
 }
@@ -77,7 +64,10 @@ impl Render<'_> {
         self.labels
             .get(&iri.into_owned())
             .and_then(|labels| labels.best(self.chain))
-            .map_or_else(|| short_iri(iri.as_str()), |l| l.value().to_owned())
+            .map_or_else(
+                || short_iri(self.prefixes, iri.as_str()),
+                |l| l.value().to_owned(),
+            )
     }
 
     /// Where a link to an IRI goes.
@@ -130,7 +120,7 @@ impl Render<'_> {
                     view.lang = Some(String::new());
                 } else {
                     view.datatype = Some(literal.datatype().as_str().to_owned());
-                    view.note = short_iri(literal.datatype().as_str());
+                    view.note = short_iri(self.prefixes, literal.datatype().as_str());
                     if is_markup_literal(literal.datatype()) && has_markup(literal.value()) {
                         view.stated = false;
                         view.note
@@ -191,14 +181,11 @@ pub(crate) fn blank_anchor(node: BlankNodeRef<'_>) -> String {
     format!("b-{}", node.as_str())
 }
 
-/// `xsd:integer` for a known namespace, else the part after the last `#` or `/`, else the IRI.
-pub(crate) fn short_iri(iri: &str) -> String {
-    for (prefix, namespace) in PREFIXES {
-        if let Some(local) = iri.strip_prefix(namespace) {
-            if !local.is_empty() {
-                return format!("{prefix}{local}");
-            }
-        }
+/// `xsd:integer` for a namespace of the prefix table, else the part after the last `#` or
+/// `/`, else the IRI.
+pub(crate) fn short_iri(prefixes: &Prefixes, iri: &str) -> String {
+    if let Some(curie) = prefixes.compact(iri) {
+        return curie;
     }
     let local = iri
         .rsplit(['#', '/'])
@@ -228,6 +215,7 @@ pub(crate) fn is_type(predicate: NamedNodeRef<'_>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use lodestone_vocab::PrefixSource;
     use oxrdf::Literal;
 
     /// Runs `check` with a renderer of no labels, under `http://h/resource/`.
@@ -240,6 +228,7 @@ mod tests {
             labels: &labels,
             described: &described,
             linker: &linker,
+            prefixes: &Prefixes::well_known(),
             chain: &chain,
         });
     }
@@ -303,12 +292,15 @@ mod tests {
 
     #[test]
     fn short_forms() {
+        let table = Prefixes::well_known();
         assert_eq!(
-            short_iri("http://www.w3.org/2001/XMLSchema#date"),
+            short_iri(&table, "http://www.w3.org/2001/XMLSchema#date"),
             "xsd:date"
         );
-        assert_eq!(short_iri("http://example.org/a/b"), "b");
-        assert_eq!(short_iri("http://example.org/a#c"), "c");
-        assert_eq!(short_iri("urn:x"), "urn:x");
+        assert_eq!(short_iri(&table, "http://example.org/a/b"), "b");
+        assert_eq!(short_iri(&table, "http://example.org/a#c"), "c");
+        assert_eq!(short_iri(&table, "urn:x"), "urn:x");
+        let declared = table.with("ex", "http://example.org/a/", PrefixSource::Declared);
+        assert_eq!(short_iri(&declared, "http://example.org/a/b"), "ex:b");
     }
 }

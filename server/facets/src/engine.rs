@@ -18,6 +18,7 @@ use crate::start;
 use crate::text::{LiteralScanMatcher, TextMatcher};
 use crate::views::{self, Scope};
 use lodestone_store::{SequenceNumber, Store};
+use lodestone_vocab::labels::DEFAULT_LABEL_PROPERTIES;
 use moka::sync::Cache;
 use oxrdf::Term;
 use std::sync::{Arc, RwLock};
@@ -34,6 +35,8 @@ const FOCUS_SHARE: f64 = 0.8;
 pub struct FacetEngine {
     matcher: Arc<RwLock<Arc<dyn TextMatcher>>>,
     cache: Cache<(FacetQuery, SequenceNumber), Arc<FacetAnswer>>,
+    /// The label properties, most preferred first (the server's `--label-properties`).
+    label_properties: Arc<[String]>,
 }
 
 impl Default for FacetEngine {
@@ -48,6 +51,20 @@ impl FacetEngine {
         Self {
             matcher: Arc::new(RwLock::new(matcher)),
             cache: Cache::new(CACHE_ENTRIES),
+            label_properties: DEFAULT_LABEL_PROPERTIES
+                .iter()
+                .map(|&p| p.to_owned())
+                .collect(),
+        }
+    }
+
+    /// The same engine labelling terms by `properties` (absolute IRIs, most preferred first;
+    /// then, as everywhere, a property named `name`, `label` or `title` in any namespace)
+    /// instead of the default label properties, with an empty cache.
+    pub fn with_label_properties(self, properties: Vec<String>) -> Self {
+        Self {
+            label_properties: properties.into(),
+            ..Self::new(self.matcher())
         }
     }
 
@@ -64,7 +81,10 @@ impl FacetEngine {
 
     /// The same engine with another text matcher (e.g. the text index), and an empty cache.
     pub fn with_matcher(self, matcher: Arc<dyn TextMatcher>) -> Self {
-        Self::new(matcher)
+        Self {
+            label_properties: self.label_properties,
+            ..Self::new(matcher)
+        }
     }
 
     /// Answers a validated query within `budget`. Blocking.
@@ -114,7 +134,7 @@ impl FacetEngine {
                 .unwrap_or_default();
             let found = start::rows(reader, kind)?;
             let total = found.rows.len() as u64;
-            let labels = Labels::new(reader)?;
+            let labels = Labels::new(reader, &self.label_properties)?;
             let mut rows = Vec::with_capacity(view.limit.min(found.rows.len()));
             for (id, count) in found.rows.into_iter().skip(view.offset).take(view.limit) {
                 let value = reader.term(id)?;
@@ -179,7 +199,7 @@ impl FacetEngine {
             words: &words,
         };
         let page = views::compute(reader, &focus, &view, scope, deadline)?;
-        let labels = Labels::new(reader)?;
+        let labels = Labels::new(reader, &self.label_properties)?;
         let mut rows = Vec::with_capacity(page.rows.len());
         for (id, figure) in page.rows {
             let value = reader.term(id)?;

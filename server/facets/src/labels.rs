@@ -1,13 +1,13 @@
 //! Picks a display label for every IRI in a facet response, by the label rule every surface
-//! shares (`lodestone_vocab::labels`): the first of the default label properties
-//! (`skos:prefLabel`, `rdfs:label`, `foaf:name`, `schema:name`, `dcterms:title`, …) the term
-//! has, then any other property of its own named `name`, `label`, `title` or `prefLabel` in
-//! any namespace; among that property's values the first preferred language (English, then
-//! no language, then any other, the smallest lexical form for determinism); with none, the
-//! IRI's local name.
+//! shares (`lodestone_vocab::labels`): the first of the label properties (the server's
+//! `--label-properties`; by default `skos:prefLabel`, `rdfs:label`, `foaf:name`,
+//! `schema:name`, `dcterms:title`, …) the term has, then any other property of its own
+//! named `name`, `label`, `title` or `prefLabel` in any namespace; among that property's
+//! values the first preferred language (English, then no language, then any other, the
+//! smallest lexical form for determinism); with none, the IRI's local name.
 
 use lodestone_store::{Reader, StoreError, TermId};
-use lodestone_vocab::labels::{fallback_rank, DEFAULT_LABEL_PROPERTIES};
+use lodestone_vocab::labels::fallback_rank;
 use oxrdf::{NamedNodeRef, Term};
 
 /// The most statements of a term read for a fallback label property.
@@ -23,11 +23,14 @@ pub struct Labels {
 }
 
 impl Labels {
-    /// Resolves the label properties the store knows.
-    pub fn new(reader: &Reader<'_>) -> Result<Self, StoreError> {
+    /// Resolves the label properties (absolute IRIs, most preferred first) the store knows.
+    pub fn new(reader: &Reader<'_>, label_properties: &[String]) -> Result<Self, StoreError> {
         let mut properties = Vec::new();
-        for iri in DEFAULT_LABEL_PROPERTIES {
-            if let Some(id) = reader.term_id(NamedNodeRef::new_unchecked(iri).into())? {
+        for iri in label_properties {
+            let Ok(iri) = NamedNodeRef::new(iri) else {
+                continue;
+            };
+            if let Some(id) = reader.term_id(iri.into())? {
                 properties.push(id);
             }
         }

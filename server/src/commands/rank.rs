@@ -30,7 +30,8 @@ pub(super) fn compute(store: &Store) -> anyhow::Result<()> {
 pub(crate) fn describe(report: &RankReport) -> String {
     format!(
         "entity rank: {} entities, {} links from {} quads; {} iterations (residual {:.1e}); \
-         read {:.2} s, iterate {:.2} s, write {:.2} s; {} MiB of memory",
+         read {:.2} s, iterate {:.2} s, write {:.2} s; {} MiB of memory; {} entities marked \
+         for re-indexing",
         report.entities,
         report.links,
         report.quads,
@@ -40,6 +41,7 @@ pub(crate) fn describe(report: &RankReport) -> String {
         ms_to_s(report.iterate_ms),
         ms_to_s(report.write_ms),
         report.memory_bytes.div_ceil(1 << 20),
+        report.marked,
     )
 }
 

@@ -57,6 +57,8 @@ pub struct FileConfig {
     pub default_language: Option<String>,
     /// See `--label-properties`.
     pub label_properties: Option<Vec<String>>,
+    /// See `--prefixes`.
+    pub prefixes: Option<PathBuf>,
     /// See `--site-name`.
     pub site_name: Option<String>,
     /// See `--public-hosts`.

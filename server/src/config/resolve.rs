@@ -10,6 +10,7 @@ use crate::settings::{
 };
 use anyhow::bail;
 use lodestone_store::StoreOptions;
+use lodestone_vocab::{PrefixSource, Prefixes};
 use std::fmt;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -287,6 +288,12 @@ impl Config {
         };
 
         let pages = resolve_pages(args, file, path)?;
+        let prefixes = match pick!(prefixes, "--prefixes", "LODESTONE_PREFIXES") {
+            None => Prefixes::new(),
+            Some((list, origin)) => {
+                read_prefix_file(&list).map_err(|reason| invalid("prefixes", origin, reason))?
+            }
+        };
         let read_timeout = match pick!(read_timeout, "--read-timeout", "LODESTONE_READ_TIMEOUT") {
             None => defaults.read_timeout,
             Some((secs, origin)) => {
@@ -383,6 +390,7 @@ impl Config {
                 large_write_nice,
                 background_nice,
                 rank_upkeep: crate::settings::RankUpkeep::default(),
+                prefixes,
             },
             config_file: None,
             text_index: {
@@ -394,6 +402,18 @@ impl Config {
             },
         })
     }
+}
+
+/// The operator's prefix file, every entry of it, or what is wrong with it (which line and
+/// column).
+fn read_prefix_file(file: &Path) -> Result<Prefixes, String> {
+    let text = std::fs::read_to_string(file)
+        .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+    let mut prefixes = Prefixes::new();
+    prefixes
+        .extend_from_list(&text, PrefixSource::Operator)
+        .map_err(|e| format!("{}: {e}", file.display()))?;
+    Ok(prefixes)
 }
 
 /// The entity page settings of the command line and config file.

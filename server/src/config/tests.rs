@@ -305,3 +305,58 @@ fn the_documented_search_example_is_valid() {
     assert_eq!(settings.stop_words, ["the", "of", "and"]);
     assert_eq!(settings.weights.rank_weight, 0.2);
 }
+
+/// Issue 25: `--prefixes FILE` (`prefixes` in the file) reads an operator's prefix list; a
+/// wrong line stops the start with its line and column.
+#[test]
+fn an_operator_prefix_file_is_read_or_refused_with_its_line_and_column() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let good = dir.path().join("good.ttl");
+    std::fs::write(
+        &good,
+        "# ours\n@prefix coin: <http://example.org/coin#> .\nPREFIX mint: <http://example.org/mint/>\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let path = good.to_string_lossy().into_owned();
+    let config = resolve(&["--prefixes", &path], "").unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        config.server.prefixes.namespace("coin"),
+        Some("http://example.org/coin#")
+    );
+    assert_eq!(config.server.prefixes.len(), 2);
+    let from_file = resolve(&[], &format!("prefixes = {path:?}")).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        from_file.server.prefixes.namespace("mint"),
+        Some("http://example.org/mint/")
+    );
+    assert!(resolve(&[], "")
+        .unwrap_or_else(|e| panic!("{e}"))
+        .server
+        .prefixes
+        .is_empty());
+
+    let bad = dir.path().join("bad.ttl");
+    std::fs::write(
+        &bad,
+        "@prefix ok: <http://ok.org/> .\n\n@prefix 2x: <http://e.org/> .\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let message = resolve(&["--prefixes", &bad.to_string_lossy()], "")
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(
+        message.contains("prefixes (set by --prefixes or LODESTONE_PREFIXES)")
+            && message.contains("line 3, column 9")
+            && message.contains("`2x` is not a prefix name"),
+        "{message}"
+    );
+    let missing = resolve(&["--prefixes", "/no/such/prefixes.ttl"], "")
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(
+        missing.contains("cannot read /no/such/prefixes.ttl"),
+        "{missing}"
+    );
+}

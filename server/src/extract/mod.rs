@@ -6,6 +6,7 @@ pub mod deadline;
 pub mod negotiate;
 pub mod nesting;
 pub mod parse;
+pub mod prologue;
 pub mod rdfxml;
 pub mod representation;
 pub mod sparql;

@@ -234,6 +234,17 @@ pub fn check_json_depth(body: &[u8]) -> Result<(), ApiError> {
     Ok(())
 }
 
+/// The index just after the comment, string literal or IRI that starts at `start`, if one
+/// does (text that scans a query for keywords skips these).
+pub(crate) fn skip_opaque(text: &[u8], start: usize) -> Option<usize> {
+    match text.get(start)? {
+        b'#' => Some(skip_until(text, start, b'\n')),
+        b'"' | b'\'' => Some(skip_string(text, start)),
+        b'<' => Some(iri_end(text, start).unwrap_or(start + 1)),
+        _ => None,
+    }
+}
+
 /// The index just after the next `stop` byte from `start` (or the end).
 pub(crate) fn skip_until(text: &[u8], start: usize, stop: u8) -> usize {
     text[start..]

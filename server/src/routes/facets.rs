@@ -4,7 +4,7 @@
 //! Each handler reads as parse → validate → take a slot → run the engine blocking → write.
 //! `GET /api/facets` carries the whole query in its URL, so it can be bookmarked: `q=` holds
 //! the JSON query, or flattened parameters describe a root-only query (`text`, `class`,
-//! `not-class`, `view`, `view-property`, `limit`, `offset`, `timeout_ms`). The answer is JSON
+//! `not-class`, `view`, `view-property`, `limit`, `offset`, `timeout_ms`, `graph`). The answer is JSON
 //! unless `format=xml` or `Accept` prefers XML.
 //!
 //! `/fct/service` answers in Virtuoso's shapes ([`lodestone_facets::fct_xml`]), errors
@@ -28,8 +28,7 @@ use lodestone_facets::json::{parse_flat, parse_query};
 use lodestone_facets::model::{FacetQuery, DEFAULT_TIMEOUT};
 use lodestone_facets::response::FacetAnswer;
 use lodestone_facets::xml::answer_xml;
-use lodestone_vocab::Prefixes;
-use std::sync::{Arc, LazyLock};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// The answer syntaxes of `/api/facets`.
@@ -145,7 +144,8 @@ async fn fct_service(State(state): State<AppState>, headers: HeaderMap, body: By
         refuse_what_virtuoso_reads_and_we_do_not(&headers)?;
         let request = parse_service_request(&body).map_err(bad)?;
         let answer = run(&state, request.query).await?;
-        fct_xml(&answer, &request.view_type, &|iri| PREFIXES.compact(iri))
+        let prefixes = state.prefixes_read().await?;
+        fct_xml(&answer, &request.view_type, &|iri| prefixes.compact(iri))
             .map_err(|e| ApiError::Internal(format!("writing XML failed: {e}")))
     }
     .await;
@@ -180,9 +180,6 @@ fn refuse_what_virtuoso_reads_and_we_do_not(headers: &HeaderMap) -> Result<(), A
     }
     Ok(())
 }
-
-/// The prefixes `shortform`s are written with.
-static PREFIXES: LazyLock<Prefixes> = LazyLock::new(Prefixes::well_known);
 
 /// An error as Virtuoso's service writes it: `<error>` with an SQLSTATE-like `code`
 /// (`22023` for a request refused, `S1TAT` for a time budget spent, `HY000` otherwise),

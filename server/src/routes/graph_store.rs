@@ -273,7 +273,8 @@ fn write_graph(
     let parser = parser_for(format, &options).map_err(store_error)?;
     let mut scope = BlankScope::default();
     let mut count = 0_u64;
-    for quad in parser.for_reader(body) {
+    let mut quads = parser.for_reader(body);
+    for quad in quads.by_ref() {
         let quad = quad.map_err(|e| store_error(describe_parse_error("request body", &e)))?;
         if quad.graph_name != graph_name {
             return Err(ApiError::BadRequest(format!(
@@ -290,6 +291,12 @@ fn write_graph(
         }
     }
     transaction.commit().map_err(store_error)?;
+    crate::prefix_table::record_declared(
+        store,
+        quads
+            .prefixes()
+            .map(|(name, namespace)| (name.to_owned(), namespace.to_owned())),
+    );
     Ok((created, count))
 }
 

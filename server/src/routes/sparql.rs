@@ -190,6 +190,8 @@ async fn update(state: AppState, request: SparqlRequest, text: &str) -> Result<R
     let settings = state.settings().clone();
     let query_options = parse::options_for(optimizable, state.query_options());
     let index = state.text_index().cloned();
+    // Recorded once the update has committed.
+    let declared = crate::extract::prologue::declarations(text);
     run_write(&state, permit, budget, text.len(), move |token| {
         let _tree_share = share;
         // The text patterns of its WHERE clauses, against the store as the update starts.
@@ -204,7 +206,9 @@ async fn update(state: AppState, request: SparqlRequest, text: &str) -> Result<R
             query: query_options.with_cancellation(token.clone()),
             load_folder: settings.load_folder.clone(),
         };
-        execute_update(&store, &update, &options).map_err(|e| ApiError::from_store(e, budget))
+        execute_update(&store, &update, &options).map_err(|e| ApiError::from_store(e, budget))?;
+        crate::prefix_table::record_declared(&store, declared);
+        Ok(())
     })
     .await?;
     Ok(StatusCode::NO_CONTENT.into_response())

@@ -120,6 +120,9 @@ pub struct ServerSettings {
     pub background_nice: Nice,
     /// When the entity rank is recomputed (see [`crate::rank_keeper`]).
     pub rank_upkeep: RankUpkeep,
+    /// The operator's prefixes (`--prefixes FILE`), over every other source of the prefix
+    /// table (see [`crate::prefix_table`]); empty by default.
+    pub prefixes: lodestone_vocab::Prefixes,
 }
 
 impl Default for ServerSettings {
@@ -151,6 +154,7 @@ impl Default for ServerSettings {
             large_write_nice: Nice::LOWEST,
             background_nice: Nice::LOWEST,
             rank_upkeep: RankUpkeep::default(),
+            prefixes: lodestone_vocab::Prefixes::new(),
         }
     }
 }
@@ -159,6 +163,12 @@ impl ServerSettings {
     /// A request's time budget: the server's, lowered by the request's `timeout=`.
     pub fn budget(&self, requested: Option<Duration>) -> Duration {
         requested.map_or(self.query_timeout, |r| r.min(self.query_timeout))
+    }
+
+    /// The operator's prefixes, over the declared, well-known and made-up ones.
+    pub fn with_prefixes(mut self, prefixes: lodestone_vocab::Prefixes) -> Self {
+        self.prefixes = prefixes;
+        self
     }
 
     /// Writes need `Authorization: Bearer <token>`.

@@ -10,7 +10,7 @@
 //! options such as `TRANSITIVE`) are refused with a message naming them.
 
 use super::LODESTONE;
-use crate::extract::nesting::{iri_end, skip_string, skip_until};
+use crate::extract::nesting::skip_opaque;
 use std::borrow::Cow;
 
 /// The predicate an option becomes, before its name (`score`, `score_limit`).
@@ -24,10 +24,11 @@ pub fn rewrite(text: &str) -> Result<Cow<'_, str>, String> {
     let mut copied = 0;
     let mut i = 0;
     while i < bytes.len() {
+        if let Some(after) = skip_opaque(bytes, i) {
+            i = after;
+            continue;
+        }
         match bytes[i] {
-            b'#' => i = skip_until(bytes, i, b'\n'),
-            b'"' | b'\'' => i = skip_string(bytes, i),
-            b'<' => i = iri_end(bytes, i).unwrap_or(i + 1),
             b if b.is_ascii_alphabetic() => {
                 let end = word_end(bytes, i);
                 let starts_word = i == 0

@@ -49,3 +49,33 @@ fn facet_labels_follow_the_shared_label_rule() {
         ]
     );
 }
+
+/// Issue 25: the operator's label properties (`--label-properties`) label facet rows as they
+/// label the pages: first the listed properties, then the fallback by name.
+#[test]
+fn facet_labels_honour_the_configured_label_properties() {
+    let mut settings = ServerSettings::default();
+    settings.pages.labels.properties = vec!["http://example.org/nick".to_owned()];
+    let server = TestServer::with_data(
+        settings,
+        r#"
+        @prefix ex: <http://example.org/> .
+        @prefix skos: <http://www.w3.org/2004/02/skos/core#> .
+        ex:eno a ex:Artist ; skos:prefLabel "Brian Eno" ; ex:nick "Eno" .
+        ex:fripp a ex:Artist ; skos:prefLabel "Robert Fripp" .
+        "#,
+    );
+    let answer = facets(
+        &server,
+        &json!({"class": [{"iri": "http://example.org/Artist"}], "view": {"type": "entities", "limit": 10}}),
+    );
+    let mut labels: Vec<&str> = answer["rows"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .map(|row| row["label"].as_str().expect("label"))
+        .collect();
+    labels.sort_unstable();
+    // `skos:prefLabel` is not listed, but its local name makes it a fallback label.
+    assert_eq!(labels, ["Eno", "Robert Fripp"]);
+}

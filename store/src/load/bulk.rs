@@ -72,6 +72,9 @@ pub struct LoadReport {
     pub waiting: Duration,
     /// Time of the final ingest into the store.
     pub ingesting: Duration,
+    /// Prefix declarations of the inputs recorded for the prefix table (see
+    /// `Store::record_prefixes`), after the load's quads were in.
+    pub prefixes_recorded: usize,
 }
 
 type ProgressFn = Box<dyn Fn(&LoadProgress) + Send + Sync>;
@@ -137,7 +140,8 @@ impl<'a> BulkLoader<'a> {
 
     /// Loads every input; either all of them are committed or, on error, none. A process
     /// killed during the load leaves none of it, or all of it once the final ingest has
-    /// begun (the next open finishes that ingest).
+    /// begun (the next open finishes that ingest). The prefixes the inputs declare are
+    /// recorded right after their quads are in (see [`LoadReport::prefixes_recorded`]).
     pub fn load(&self, inputs: &[Input]) -> Result<LoadReport, StoreError> {
         let start = Instant::now();
         let mut state = self.database.lock_writer();
@@ -151,6 +155,7 @@ impl<'a> BulkLoader<'a> {
         let bytes_total = inputs.iter().map(Input::size).sum::<Option<u64>>();
         let bytes_read = Arc::new(AtomicU64::new(0));
         let mut report = LoadReport::default();
+        let mut declared = Vec::new();
         let after = std::thread::scope(|scope| -> Result<WriterState, StoreError> {
             let mut chunks = Chunks {
                 writer: ChunkWriter::new(self.database, &state),
@@ -170,21 +175,23 @@ impl<'a> BulkLoader<'a> {
                     sync_channel::<Vec<Result<Quad, ReadError>>>(BATCHES_IN_FLIGHT);
                 chunks.encoder.start_document();
                 let parse_options = options.clone();
-                let parser = scope.spawn(move || -> Result<(), StoreError> {
+                // The parser gives back the prefixes the document declared.
+                let parser = scope.spawn(move || -> Result<_, StoreError> {
                     let mut batch = Vec::with_capacity(PARSE_BATCH);
-                    for quad in read_quads(reader, &name, format, &parse_options)? {
+                    let mut quads = read_quads(reader, &name, format, &parse_options)?;
+                    for quad in quads.by_ref() {
                         let fatal = matches!(quad, Err(ReadError::Fatal(_)));
                         batch.push(quad);
                         if batch.len() == PARSE_BATCH || fatal {
                             // A fatal (I/O) error is sent on and ends the parse.
                             let sent = sender.send(std::mem::take(&mut batch)).is_ok();
                             if !sent || fatal {
-                                return Ok(());
+                                return Ok(Vec::new());
                             }
                         }
                     }
                     let _ = sender.send(batch);
-                    Ok(())
+                    Ok(quads.prefixes())
                 });
                 // Dropping the receiver on an error makes the parser stop at its next send.
                 for batch in receiver {
@@ -223,7 +230,7 @@ impl<'a> BulkLoader<'a> {
                     }
                 }
                 match parser.join() {
-                    Ok(result) => result?,
+                    Ok(result) => declared.extend(result?),
                     Err(panic) => std::panic::resume_unwind(panic),
                 }
             }
@@ -243,6 +250,9 @@ impl<'a> BulkLoader<'a> {
             Ok(after)
         })?;
         *state = after;
+        // Only once the load is in: a failed load records nothing. In input order, so the
+        // last file's declaration of a name wins.
+        report.prefixes_recorded = crate::prefixes::record(self.database, &declared)?;
         report.elapsed = start.elapsed();
         self.report_progress(&report, &bytes_read, bytes_total, start, "done");
         Ok(report)

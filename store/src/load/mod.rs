@@ -11,6 +11,7 @@
 
 mod bulk;
 mod chunk;
+mod declared;
 mod encoder;
 mod ingest;
 mod input;
@@ -19,6 +20,7 @@ mod staging;
 mod statements;
 
 pub use bulk::{BulkLoader, LoadProgress, LoadReport, DEFAULT_LOAD_BUDGET};
+pub(crate) use declared::QuadSource;
 pub(crate) use ingest::recover_interrupted_ingest;
 #[doc(hidden)]
 pub use ingest::simulate_crash_after_next_ingest;
@@ -29,7 +31,7 @@ use crate::encoding::{EncodedQuad, TermId};
 use crate::error::StoreError;
 use crate::quads::writer::Transaction;
 use lines::{LineQuads, LineSyntax};
-use oxrdf::{BlankNodeRef, GraphName, GraphNameRef, NamedOrBlankNodeRef, Quad, QuadRef, TermRef};
+use oxrdf::{BlankNodeRef, GraphName, GraphNameRef, NamedOrBlankNodeRef, QuadRef, TermRef};
 use oxrdfio::{RdfParseError, RdfParser};
 use rustc_hash::FxHashMap;
 use statements::{StatementQuads, TerseSyntax};
@@ -79,6 +81,9 @@ pub struct ParseReport {
     pub skipped: u64,
     /// The first skipped statements ([`REPORTED_ERRORS`] at most), each with its position.
     pub first_errors: Vec<String>,
+    /// The prefixes the document declared, (name, namespace), for the caller to record with
+    /// `Store::record_prefixes` once the transaction is committed.
+    pub prefixes: Vec<(String, String)>,
 }
 
 /// How many skipped statements a report lists (all of them are counted).
@@ -140,7 +145,8 @@ pub fn parse_into(
         .ok_or_else(|| StoreError::Format(format!("{source_name}: unknown RDF syntax")))?;
     let mut scope = BlankScope::default();
     let mut report = ParseReport::default();
-    for quad in read_quads(reader, source_name, format, options)? {
+    let mut quads = read_quads(reader, source_name, format, options)?;
+    for quad in quads.by_ref() {
         match quad {
             Ok(quad) => {
                 let encoded = encode_scoped(transaction, &mut scope, quad.as_ref())?;
@@ -156,6 +162,7 @@ pub fn parse_into(
             Err(ReadError::Statement(e) | ReadError::Fatal(e)) => return Err(e),
         }
     }
+    report.prefixes = quads.prefixes();
     Ok(report)
 }
 
@@ -167,13 +174,14 @@ pub(crate) enum ReadError {
     Fatal(StoreError),
 }
 
-/// The quads of a document, in order, with its bad statements in their place.
+/// The quads of a document, in order, with its bad statements in their place; once read, the
+/// prefixes it declared.
 pub(crate) fn read_quads<'a, R: Read + 'a>(
     reader: R,
     source_name: &str,
     format: RdfFormat,
     options: &ParseOptions,
-) -> Result<Box<dyn Iterator<Item = Result<Quad, ReadError>> + 'a>, StoreError> {
+) -> Result<Box<dyn QuadSource + 'a>, StoreError> {
     let graph = options.graph.clone().unwrap_or_default();
     let syntax = match format {
         RdfFormat::NTriples => Some(LineSyntax::NTriples),
@@ -198,21 +206,10 @@ pub(crate) fn read_quads<'a, R: Read + 'a>(
             source_name,
         )));
     }
-    let source_name = source_name.to_owned();
-    Ok(Box::new(
-        parser_for(format, options)?
-            .for_reader(reader)
-            .map(move |quad| {
-                quad.map_err(|e| match e {
-                    RdfParseError::Syntax(_) => {
-                        ReadError::Statement(describe_parse_error(&source_name, &e))
-                    }
-                    RdfParseError::Io(_) => {
-                        ReadError::Fatal(describe_parse_error(&source_name, &e))
-                    }
-                })
-            }),
-    ))
+    Ok(Box::new(declared::ParsedQuads::new(
+        parser_for(format, options)?.for_reader(reader),
+        source_name,
+    )))
 }
 
 /// Encodes a quad for insertion, mapping its blank nodes through the document's scope.

@@ -295,6 +295,11 @@ impl<R: Read> StatementQuads<R> {
         }
     }
 
+    /// The prefixes declared so far (by the statements read without error).
+    pub(super) fn declared(&self) -> &[(String, String)] {
+        &self.prefixes
+    }
+
     /// Reads until the buffer holds a block of whole top-level statements (or the rest of
     /// the input); the block's length, or `None` at the end.
     fn next_block(&mut self) -> std::io::Result<Option<usize>> {
@@ -533,7 +538,8 @@ impl<R: Read> StatementQuads<R> {
     }
 }
 
-fn own<'a>(prefixes: impl Iterator<Item = (&'a str, &'a str)>) -> Vec<(String, String)> {
+/// Owned copies of a parser's (name, namespace) pairs.
+pub(super) fn own<'a>(prefixes: impl Iterator<Item = (&'a str, &'a str)>) -> Vec<(String, String)> {
     prefixes
         .map(|(name, iri)| (name.to_owned(), iri.to_owned()))
         .collect()

@@ -105,3 +105,87 @@ fn a_format_4_store_gains_the_rank_tables_on_a_read_write_open() {
     drop(upgraded);
     drop(dir);
 }
+
+/// The subjects the change log holds after `after`.
+fn marked_since(store: &Store, after: u64) -> Vec<TermId> {
+    store
+        .changes_since(after, usize::MAX)
+        .expect("changes")
+        .into_iter()
+        .flat_map(|batch| batch.subjects)
+        .collect()
+}
+
+/// Issue 25: a rank refresh marks for re-indexing only the entities whose score moved by more
+/// than the rankings tell apart — every linked entity the first time, a handful after one new
+/// link among a thousand entities.
+#[test]
+fn a_refresh_marks_only_the_entities_whose_rank_moved() {
+    const N: usize = 1_000;
+    let store = TempStore::new();
+    let mut data = String::new();
+    for i in 0..N {
+        for target in [(i * 7 + 1) % N, (i * 13 + 5) % N] {
+            data.push_str(&format!(
+                "<http://e.org/n{i}> <http://e.org/cites> <http://e.org/n{target}> .\n"
+            ));
+        }
+    }
+    let input = write_input(store.scratch(), "ring.nt", data.as_bytes());
+    bulk_load(&store, &[input]);
+    let loaded = store.sequence();
+    let first = store
+        .compute_entity_rank(&AtomicBool::new(false))
+        .expect("rank")
+        .expect("not stopped");
+    assert_eq!(first.entities, N as u64);
+    assert_eq!(
+        marked_since(&store, loaded).len(),
+        N,
+        "the first rank marks all"
+    );
+    assert_eq!(first.marked, N as u64);
+    assert_eq!(
+        store.entity_rank_state().expect("state").sequence,
+        Some(store.sequence()),
+        "the marks do not count as changes towards the next refresh"
+    );
+
+    let ranked = store.sequence();
+    let mut transaction = store.transaction().expect("transaction");
+    let quad = oxrdf::Quad::new(
+        NamedNodeRef::new_unchecked("http://e.org/n0"),
+        NamedNodeRef::new_unchecked("http://e.org/cites"),
+        NamedNodeRef::new_unchecked("http://e.org/n500"),
+        oxrdf::GraphName::DefaultGraph,
+    );
+    transaction.insert(quad.as_ref()).expect("insert");
+    let committed = transaction.commit().expect("commit");
+    assert_eq!(committed, ranked + 1);
+    let second = store
+        .compute_entity_rank(&AtomicBool::new(false))
+        .expect("rank")
+        .expect("not stopped");
+    let marked = marked_since(&store, committed);
+    assert_eq!(marked.len() as u64, second.marked);
+    let n500 = store
+        .reader()
+        .term_id(NamedNodeRef::new_unchecked("http://e.org/n500").into())
+        .expect("read")
+        .expect("a term");
+    assert!(
+        marked.contains(&n500),
+        "the new link's target moved: {marked:?}"
+    );
+    assert!(
+        marked.len() <= 10,
+        "one new link re-indexes a handful, not {} of {N}",
+        marked.len()
+    );
+    // Nothing changed since: a third refresh marks nothing.
+    let third = store
+        .compute_entity_rank(&AtomicBool::new(false))
+        .expect("rank")
+        .expect("not stopped");
+    assert_eq!(third.marked, 0);
+}

@@ -4,10 +4,12 @@
 #[derive(Debug, thiserror::Error)]
 pub enum VocabError {
     /// A line of a prefix file that is not `prefix namespace` (or `@prefix p: <ns> .`).
-    #[error("line {line} of the prefix list: {message}")]
+    #[error("line {line}, column {column} of the prefix list: {message}")]
     PrefixLine {
         /// The 1-based line number.
         line: usize,
+        /// The 1-based column (in characters) where the wrong part starts.
+        column: usize,
         /// What is wrong with it.
         message: String,
     },

@@ -269,11 +269,20 @@ pub fn local_name(iri: &str) -> Option<&str> {
     }
 }
 
-/// A prefix name for a namespace: its last path segment, lower case letters and digits,
-/// starting with a letter (`ns` if nothing is left).
+/// A prefix name for a namespace: its last path segment (for a namespace without a path, the
+/// first label of its host other than `www`), lower case letters and digits, starting with a
+/// letter (`ns` if nothing is left).
 fn made_up_name(namespace: &str) -> String {
     let trimmed = namespace.trim_end_matches(['/', '#']);
-    let segment = trimmed.rsplit(['/', '.', ':']).next().unwrap_or_default();
+    let after_scheme = trimmed.split_once("://").map_or(trimmed, |(_, rest)| rest);
+    let segment = if after_scheme.contains('/') || !trimmed.contains("://") {
+        trimmed.rsplit(['/', '.', ':']).next().unwrap_or_default()
+    } else {
+        after_scheme
+            .split('.')
+            .find(|label| *label != "www")
+            .unwrap_or_default()
+    };
     let name: String = segment
         .chars()
         .filter(char::is_ascii_alphanumeric)
@@ -297,24 +306,66 @@ fn parse_list(text: &str) -> Vec<Result<(String, String), VocabError>> {
             !line.is_empty() && !line.starts_with('#')
         })
         .map(|(i, line)| {
-            parse_line(line.trim()).map_err(|message| VocabError::PrefixLine {
+            parse_line(line).map_err(|(at, message)| VocabError::PrefixLine {
                 line: i + 1,
+                column: line[..at].chars().count() + 1,
                 message,
             })
         })
         .collect()
 }
 
-/// One entry: `p ns`, `@prefix p: <ns> .` or `PREFIX p: <ns>`.
-fn parse_line(line: &str) -> Result<(String, String), String> {
-    let words: Vec<&str> = line.split_whitespace().collect();
-    let (prefix, namespace) = match words.as_slice() {
-        [keyword, prefix, namespace, "."] if *keyword == "@prefix" => (*prefix, *namespace),
-        [keyword, prefix, namespace] if keyword.eq_ignore_ascii_case("prefix") => {
+/// The words of a line with their byte offsets.
+fn words(line: &str) -> Vec<(usize, &str)> {
+    let mut out = Vec::new();
+    let mut start = None;
+    for (i, c) in line.char_indices() {
+        match (c.is_whitespace(), start) {
+            (true, Some(s)) => {
+                out.push((s, &line[s..i]));
+                start = None;
+            }
+            (false, None) => start = Some(i),
+            _ => {}
+        }
+    }
+    if let Some(s) = start {
+        out.push((s, &line[s..]));
+    }
+    out
+}
+
+/// One entry: `p ns`, `@prefix p: <ns> .` or `PREFIX p: <ns>`; else the byte offset of the
+/// wrong part and what is wrong.
+fn parse_line(line: &str) -> Result<(String, String), (usize, String)> {
+    let mut words = words(line);
+    // Turtle's final dot, alone or after the IRI (`<ns>.`).
+    let turtle = words.first().is_some_and(|(_, w)| *w == "@prefix");
+    if turtle {
+        match words.last_mut() {
+            Some((_, ".")) => {
+                words.pop();
+            }
+            Some((_, last)) if last.ends_with(">.") => *last = &last[..last.len() - 1],
+            _ => {
+                let at = words.last().map_or(0, |(at, w)| at + w.len());
+                return Err((at, "a Turtle @prefix line ends with ` .`".to_owned()));
+            }
+        }
+    }
+    let ((prefix_at, prefix), (namespace_at, namespace)) = match words.as_slice() {
+        [(_, keyword), prefix, namespace]
+            if *keyword == "@prefix" || keyword.eq_ignore_ascii_case("prefix") =>
+        {
             (*prefix, *namespace)
         }
         [prefix, namespace] => (*prefix, *namespace),
-        _ => return Err(format!("expected `prefix namespace`, found `{line}`")),
+        _ => {
+            return Err((
+                0,
+                format!("expected `prefix namespace`, `@prefix p: <namespace> .` or `PREFIX p: <namespace>`, found `{}`", line.trim()),
+            ))
+        }
     };
     let prefix = prefix.strip_suffix(':').unwrap_or(prefix);
     let namespace = namespace
@@ -329,10 +380,13 @@ fn parse_line(line: &str) -> Result<(String, String), String> {
             .chars()
             .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.'));
     if !name_ok {
-        return Err(format!("`{prefix}` is not a prefix name"));
+        return Err((prefix_at, format!("`{prefix}` is not a prefix name")));
     }
     if !namespace.contains(':') || namespace.contains(['<', '>', '"', ' ']) {
-        return Err(format!("`{namespace}` is not an absolute IRI"));
+        return Err((
+            namespace_at,
+            format!("`{namespace}` is not an absolute IRI"),
+        ));
     }
     Ok((prefix.to_owned(), namespace.to_owned()))
 }
@@ -423,7 +477,21 @@ mod tests {
         assert_eq!(table.len(), 3);
         assert_eq!(table.namespace("w"), Some("urn:w:"));
         let error = Prefixes::parse("ex\n").unwrap_err().to_string();
-        assert!(error.contains("line 1"), "{error}");
+        assert!(error.contains("line 1, column 1"), "{error}");
+        let error =
+            Prefixes::parse("# a\n\nok: <http://ok.org/>\n  @prefix 9x: <http://e.org/> .\n")
+                .unwrap_err()
+                .to_string();
+        assert!(error.contains("line 4, column 11"), "{error}");
+        let error = Prefixes::parse("PREFIX v: <e.org>")
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("line 1, column 11"), "{error}");
+        assert!(Prefixes::parse("@prefix v: <http://v.org/>").is_err());
+        assert_eq!(
+            Prefixes::parse("@prefix v: <http://v.org/>.").unwrap(),
+            [("v".to_owned(), "http://v.org/".to_owned())]
+        );
         assert!(Prefixes::parse("1x http://e.org/").is_err());
         assert!(Prefixes::parse("x e.org").is_err());
     }
@@ -444,6 +512,14 @@ mod tests {
         assert!(used
             .declarations()
             .contains("PREFIX nm: <http://nomisma.org/id/>\n"));
+    }
+
+    #[test]
+    fn made_up_names_come_from_the_path_or_the_host() {
+        assert_eq!(made_up_name("http://stardog.com/tutorial/"), "tutorial");
+        assert_eq!(made_up_name("http://example.org/"), "example");
+        assert_eq!(made_up_name("https://www.wikidata.org/"), "wikidata");
+        assert_eq!(made_up_name("http://e.org/v1.2/"), "ns");
     }
 
     #[test]

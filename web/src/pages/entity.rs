@@ -12,6 +12,7 @@ use crate::pages::layout::Layout;
 use crate::values::{blank_anchor, is_type, Render, ValueView};
 use crate::WebError;
 use askama::Template;
+use lodestone_vocab::Prefixes;
 use oxrdf::vocab::rdf;
 use oxrdf::{GraphName, Literal, NamedNode, NamedOrBlankNode, Quad, Term};
 use std::collections::{HashMap, HashSet};
@@ -173,11 +174,13 @@ pub struct EntityPage {
 }
 
 impl EntityPage {
-    /// Builds the page of `data` for a reader with `chain`'s languages.
+    /// Builds the page of `data` for a reader with `chain`'s languages, linking with `linker`
+    /// and writing IRIs without a label with `prefixes` (the server's prefix table).
     pub fn build(
         data: &EntityData,
         layout: Layout,
         linker: &Linker,
+        prefixes: &Prefixes,
         chain: &LanguageChain,
         pagination: Pagination,
     ) -> Self {
@@ -185,6 +188,7 @@ impl EntityPage {
             labels: &data.labels,
             described: &data.described,
             linker,
+            prefixes,
             chain,
         };
         let iri = match &data.subject {

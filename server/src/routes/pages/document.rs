@@ -69,6 +69,8 @@ pub(super) struct Context {
     pub settings: PageSettings,
     pub budget: Duration,
     pub cache: Arc<PageCache>,
+    /// The server's prefix table, for IRIs shown without a label (`crate::prefix_table`).
+    pub prefixes: Arc<lodestone_vocab::Prefixes>,
 }
 
 impl DocumentRequest {

@@ -131,6 +131,7 @@ pub(super) async fn document(
         settings: state.settings().pages.clone(),
         budget: state.settings().query_timeout,
         cache: Arc::clone(state.page_cache()),
+        prefixes: state.prefixes(),
     };
     let budget = context.budget;
     let target = {
@@ -246,7 +247,10 @@ fn answer(
     deadline: Deadline,
 ) -> Result<(Answer, Headers), ApiError> {
     let Context {
-        settings, cache, ..
+        settings,
+        cache,
+        prefixes,
+        ..
     } = context;
     let (headers, fresh, sequence) = headers_for(reader, request, &iri)?;
     if fresh {
@@ -285,8 +289,14 @@ fn answer(
                 previous: headers.previous.clone(),
                 next: has_next.then(|| headers.next.clone()),
             };
-            let mut page =
-                EntityPage::build(&data, layout, &request.linker, &request.chain, pagination);
+            let mut page = EntityPage::build(
+                &data,
+                layout,
+                &request.linker,
+                prefixes,
+                &request.chain,
+                pagination,
+            );
             if request.whole_document {
                 page.hash_resources =
                     hash_document::entries(reader, &iri, context, &request.chain)?.0;

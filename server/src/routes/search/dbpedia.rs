@@ -27,7 +27,6 @@ use axum::response::{IntoResponse, Response};
 use lodestone_indexer::{IndexSearcher, SearchHit, SearchPage, SearchRequest};
 use lodestone_vocab::Prefixes;
 use serde_json::json;
-use std::sync::LazyLock;
 
 /// `GET /api/search/KeywordSearch`.
 pub(super) async fn keyword_search(
@@ -60,7 +59,8 @@ async fn respond(
     };
     let result = async {
         let text = params.required("QueryString")?.to_owned();
-        let class = query_class(params.get("QueryClass")?, "QueryClass")?;
+        let prefixes = state.prefixes_read().await?;
+        let class = query_class(&prefixes, params.get("QueryClass")?, "QueryClass")?;
         let limit = params.count("MaxHits", 5, 100)?;
         let langs = languages(&params, &headers)?;
         if prefix {
@@ -127,14 +127,12 @@ pub(super) async fn keyword_page(
     .await
 }
 
-/// The prefix table class names are expanded with.
-static PREFIXES: LazyLock<Prefixes> = LazyLock::new(Prefixes::well_known);
-
 /// A class filter as DBpedia Lookup reads it: none for an empty value, `thing` or an IRI
 /// ending `#Thing`; an absolute IRI as is; `prefix:Name` expanded with the server's prefix
 /// table (an unknown prefix is refused, never "no results"); a bare name in the DBpedia
 /// ontology.
 pub(super) fn query_class(
+    prefixes: &Prefixes,
     value: Option<&str>,
     name: &'static str,
 ) -> Result<Option<String>, ApiError> {
@@ -154,8 +152,8 @@ pub(super) fn query_class(
         return checked(value.to_owned()).map(Some);
     }
     if let Some((prefix, local)) = value.split_once(':') {
-        let namespace = PREFIXES.namespace(prefix).ok_or_else(|| {
-            let known: Vec<&str> = PREFIXES.entries().iter().map(|(p, _)| p.as_str()).collect();
+        let namespace = prefixes.namespace(prefix).ok_or_else(|| {
+            let known: Vec<&str> = prefixes.entries().iter().map(|(p, _)| p.as_str()).collect();
             bad(
                 name,
                 &format!(
@@ -166,14 +164,14 @@ pub(super) fn query_class(
         })?;
         return checked(format!("{namespace}{local}")).map(Some);
     }
-    dbpedia_class(value)
+    dbpedia_class(prefixes, value)
         .map(Some)
         .ok_or_else(|| bad(name, "is not a class name"))
 }
 
 /// `place` → `http://dbpedia.org/ontology/Place` (the `dbo:` namespace of the prefix table).
-fn dbpedia_class(name: &str) -> Option<String> {
-    let ontology = PREFIXES.namespace("dbo")?;
+fn dbpedia_class(prefixes: &Prefixes, name: &str) -> Option<String> {
+    let ontology = prefixes.namespace("dbo")?;
     let mut chars = name.trim().chars();
     let first = chars.next()?;
     let rest: String = chars.collect();
@@ -237,10 +235,10 @@ mod tests {
     #[test]
     fn class_names_map_to_the_dbpedia_ontology() {
         assert_eq!(
-            dbpedia_class("place").as_deref(),
+            dbpedia_class(&Prefixes::well_known(), "place").as_deref(),
             Some("http://dbpedia.org/ontology/Place")
         );
-        assert_eq!(dbpedia_class("a b"), None);
+        assert_eq!(dbpedia_class(&Prefixes::well_known(), "a b"), None);
         for none in [
             "",
             " ",
@@ -250,19 +248,24 @@ mod tests {
             "http://www.w3.org/2002/07/owl#Thing",
         ] {
             assert_eq!(
-                query_class(Some(none), "QueryClass").ok(),
+                query_class(&Prefixes::well_known(), Some(none), "QueryClass").ok(),
                 Some(None),
                 "{none}"
             );
         }
         assert_eq!(
-            query_class(Some("dbo:Place"), "QueryClass")
+            query_class(&Prefixes::well_known(), Some("dbo:Place"), "QueryClass")
                 .ok()
                 .flatten()
                 .as_deref(),
             Some("http://dbpedia.org/ontology/Place")
         );
-        assert!(query_class(Some("nosuchprefix:Place"), "QueryClass").is_err());
+        assert!(query_class(
+            &Prefixes::well_known(),
+            Some("nosuchprefix:Place"),
+            "QueryClass"
+        )
+        .is_err());
         assert_eq!(local_name("http://x.org/o#Coin"), "Coin");
     }
 }

@@ -78,9 +78,10 @@ async fn documents(
     params: &Params,
 ) -> Result<Vec<Document>, ApiError> {
     let text = params.required("query")?.to_owned();
+    let prefixes = state.prefixes_read().await?;
     let class = match params.get("typeName")? {
-        Some(t) => query_class(Some(t), "typeName")?,
-        None => query_class(params.get("QueryClass")?, "QueryClass")?,
+        Some(t) => query_class(&prefixes, Some(t), "typeName")?,
+        None => query_class(&prefixes, params.get("QueryClass")?, "QueryClass")?,
     };
     let max_results = params.number("maxResults", 100, 0, MAX_LIMIT)?;
     let langs = languages(params, headers)?;

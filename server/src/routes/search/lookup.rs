@@ -14,6 +14,7 @@ use axum::response::Response;
 use lodestone_indexer::TextIndex;
 use lodestone_store::model::{NamedNodeRef, Term};
 use lodestone_store::{Reader, Store};
+use lodestone_vocab::Prefixes;
 use serde_json::{json, Value};
 use std::time::Duration;
 
@@ -43,8 +44,10 @@ pub(crate) async fn lookup(
             (None, Some(q)) => {
                 let q = q.to_owned();
                 let limit = params.count("limit", CANDIDATES, 100)?;
+                let reading = state.clone();
                 run_blocking(&state, move |store, index| {
-                    candidates(store, index, &q, &langs, limit).map(|c| c.to_json())
+                    let prefixes = reading.prefixes();
+                    candidates(store, index, &prefixes, &q, &langs, limit).map(|c| c.to_json())
                 })
                 .await
             }
@@ -215,13 +218,13 @@ impl Candidates {
 pub(crate) fn candidates(
     store: &Store,
     index: &TextIndex,
+    prefixes: &Prefixes,
     q: &str,
     langs: &[String],
     limit: usize,
 ) -> Result<Candidates, ApiError> {
     let reader = store.reader();
-    let prefixes = crate::prefix_table::of_store(store);
-    let reading = Reading::of(q, &prefixes);
+    let reading = Reading::of(q, prefixes);
     let scored = rank(&reader, index, q, &reading, langs, limit)?;
     let mut results = Vec::with_capacity(scored.len());
     for s in scored {

@@ -31,7 +31,7 @@ pub(super) async fn home(State(state): State<AppState>) -> Result<Response, ApiE
         let quads = reader.quad_count().map_err(store_error)?;
         let entities = reader.distinct_subjects().map_err(store_error)?;
         let graphs = reader.named_graphs().map_err(store_error)?.len() as u64;
-        let prefixes = super::sparql::dataset_prefixes(&reader)?;
+        let prefixes = super::sparql::dataset_prefixes(&reader, &reading.prefixes())?;
         let mut names = Names::new(&reader, reading.text_index().map(Arc::as_ref), &prefixes);
         let classes = top_classes(&reader, &mut names)?;
         let (mut examples, first) = first_instances(&reader, &classes, &mut names)?;

@@ -20,6 +20,7 @@ use lodestone_web::ui::links::{self, with_query};
 use lodestone_web::ui::lookup::{
     CandidateList, CandidateRow, CountedLink, LookupPage, NamedLink, TermList, UsageView,
 };
+use lodestone_web::ui::Prefixes;
 use oxrdf::{NamedNodeRef, Term};
 
 /// Candidates listed.
@@ -93,7 +94,11 @@ pub(super) async fn lookup(
     if let Some(title) = (!page.query.is_empty()).then(|| format!("Lookup: {}", page.query)) {
         page.layout = layout(&state, title);
     }
-    let found = run_blocking(&state, move |store, index| gather(store, index, &asked)).await;
+    let reading = state.clone();
+    let found = run_blocking(&state, move |store, index| {
+        gather(store, index, &reading.prefixes(), &asked)
+    })
+    .await;
     let status = match found {
         Ok(found) => {
             page.report = found.report;
@@ -119,9 +124,14 @@ struct Found {
 }
 
 /// Runs the lookup and names what it found. Blocking.
-fn gather(store: &Store, index: &TextIndex, asked: &Asked) -> Result<Found, ApiError> {
+fn gather(
+    store: &Store,
+    index: &TextIndex,
+    table: &Prefixes,
+    asked: &Asked,
+) -> Result<Found, ApiError> {
     let reader = store.reader();
-    let prefixes = super::sparql::dataset_prefixes(&reader)?;
+    let prefixes = super::sparql::dataset_prefixes(&reader, table)?;
     let mut names = Names::new(&reader, Some(index), &prefixes);
     let langs = names.languages().to_vec();
     let mut found = Found {
@@ -151,7 +161,7 @@ fn gather(store: &Store, index: &TextIndex, asked: &Asked) -> Result<Found, ApiE
             Err(error) => return Err(error),
         }
     }
-    let candidates = lookup::candidates(store, index, asked.text(), &langs, CANDIDATES)?;
+    let candidates = lookup::candidates(store, index, table, asked.text(), &langs, CANDIDATES)?;
     found.candidates = Some(candidate_view(&mut names, &candidates)?);
     Ok(found)
 }

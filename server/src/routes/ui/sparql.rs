@@ -54,7 +54,10 @@ pub fn is_for_browser(method: &Method, request: &SparqlRequest) -> bool {
 /// The editor page, with the answer of the query it carries.
 pub async fn page(state: AppState, request: SparqlRequest) -> Result<Response, ApiError> {
     let reading = state.clone();
-    let prefixes = run_page(&state, move || dataset_prefixes(&reading.store().reader())).await?;
+    let prefixes = run_page(&state, move || {
+        dataset_prefixes(&reading.store().reader(), &reading.prefixes())
+    })
+    .await?;
     let top_class = {
         let reading = state.clone();
         run_page(&state, move || top_class(&reading.store().reader())).await?
@@ -63,7 +66,7 @@ pub async fn page(state: AppState, request: SparqlRequest) -> Result<Response, A
         layout: layout(&state, "SPARQL"),
         query: String::new(),
         prefixes: prefixes.entries().to_vec(),
-        examples: examples(top_class.as_ref()),
+        examples: examples(top_class.as_ref(), &prefixes),
         answer: None,
         elapsed_ms: None,
         downloads: Vec::new(),
@@ -273,17 +276,14 @@ LIMIT 20
 /// Whether anything at all is in the store.
 const ASK_QUERY: &str = "ASK { ?s ?p ?o }";
 
-fn examples(top_class: Option<&NamedNode>) -> Vec<ExampleQuery> {
+fn examples(top_class: Option<&NamedNode>, prefixes: &Prefixes) -> Vec<ExampleQuery> {
     let mut out = vec![ExampleQuery {
         title: "Classes with the most instances".to_owned(),
         href: links::sparql(CLASSES_QUERY),
     }];
     if let Some(class) = top_class {
         out.push(ExampleQuery {
-            title: format!(
-                "Ten instances of {}",
-                Prefixes::well_known().short(class.as_str())
-            ),
+            title: format!("Ten instances of {}", prefixes.short(class.as_str())),
             href: links::sparql(&instances_query(class.as_str())),
         });
         out.push(ExampleQuery {
@@ -359,9 +359,12 @@ fn top_class(reader: &Reader<'_>) -> Result<Option<NamedNode>, ApiError> {
     Ok(None)
 }
 
-/// The well-known prefixes the dataset uses: those of its main classes and of the predicates
-/// of a bounded sample of its quads.
-pub(super) fn dataset_prefixes(reader: &Reader<'_>) -> Result<Prefixes, ApiError> {
+/// The entries of the server's prefix table (`table`, see `crate::prefix_table`) the dataset
+/// uses: those of its main classes and of the predicates of a bounded sample of its quads.
+pub(super) fn dataset_prefixes(
+    reader: &Reader<'_>,
+    table: &Prefixes,
+) -> Result<Prefixes, ApiError> {
     let mut ids = Vec::new();
     for (class, _) in reader.top_classes(CLASS_SAMPLE).map_err(store_error)? {
         ids.push(class);
@@ -381,7 +384,7 @@ pub(super) fn dataset_prefixes(reader: &Reader<'_>) -> Result<Prefixes, ApiError
             iris.push(node.into_string());
         }
     }
-    Ok(Prefixes::used_by(iris.iter().map(String::as_str)))
+    Ok(table.subset_used_by(iris.iter().map(String::as_str)))
 }
 
 #[cfg(test)]

@@ -89,7 +89,7 @@ pub(super) async fn search(
             values: queries.3.as_ref().map(run).transpose()?,
         };
         let reader = store.reader();
-        let prefixes = super::sparql::dataset_prefixes(&reader)?;
+        let prefixes = super::sparql::dataset_prefixes(&reader, &reading.prefixes())?;
         let index = reading.text_index().map(Arc::as_ref);
         let mut names = Names::new(&reader, index, &prefixes);
         render(&reading, &search, &answers, &mut names)
