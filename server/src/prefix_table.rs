@@ -128,7 +128,7 @@ fn build(declared: &[(String, String)], operator: &Prefixes, used: &[String]) ->
 pub fn most_used_namespaces(reader: &Reader<'_>, limit: usize) -> Result<Vec<String>, StoreError> {
     let mut terms = reader.distinct_counts(Distinct::PredicateSubjects)?;
     terms.extend(reader.distinct_counts(Distinct::ClassSubjects)?);
-    terms.sort_unstable_by(|a, b| b.1.cmp(&a.1));
+    terms.sort_unstable_by_key(|&(_, count)| std::cmp::Reverse(count));
     terms.truncate(TERMS_COUNTED);
     let mut weights: FxHashMap<String, u64> = FxHashMap::default();
     for (id, count) in terms {
