@@ -5,6 +5,9 @@
 #
 #   bench/start_views.sh [FILE] [BENCH ARGS…]   (default: ../shared/data/bsbm/bsbm-10k.nt.zst)
 #   STORE=/path/to/store bench/start_views.sh - [BENCH ARGS…]   (an existing store, no load)
+#   BENCH ARGS: --runs N, --full, --strict, --views bench/start_views_bsbm.tsv --view-runs N
+#   (constrained views: ranges of price over the offers, classes of reviews of a producer's
+#   products, …; see `lodestone-bench start-views --help`)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 file=${1:-../shared/data/bsbm/bsbm-10k.nt.zst}

@@ -147,6 +147,12 @@ enum Command {
         /// graphs by default).
         #[arg(long)]
         strict: bool,
+        /// Constrained views to time as well: `name<TAB>JSON facet query` a line.
+        #[arg(long)]
+        views: Option<PathBuf>,
+        /// Runs of each constrained view (each may take its whole budget).
+        #[arg(long, default_value_t = 10)]
+        view_runs: usize,
     },
     /// Server time (p50/p99) per browsing page type — home, search, lookup, entity page,
     /// SPARQL page, status — on a real dataset (the real server with its text index).
@@ -192,6 +198,14 @@ fn main() -> anyhow::Result<()> {
             runs,
             full,
             strict,
-        } => start_views::run(&data, runs, full, !strict),
+            views,
+            view_runs,
+        } => start_views::run(
+            &data,
+            runs,
+            full,
+            !strict,
+            views.as_deref().map(|v| (v, view_runs)),
+        ),
     }
 }

@@ -7,8 +7,13 @@
 //! consumed. Every request runs `runs` times, one at a time; the line gives p50, p99 and
 //! whether the answer was complete (views) or answered from the statistics (SPARQL, with
 //! the time of one full evaluation of the same query beside it when `--full` is given).
+//!
+//! `--views FILE` adds constrained views, one a line as `name<TAB>JSON facet query` (the
+//! `/api/facets` syntax; `timeout_ms` in it is the budget, else the API's default), each
+//! run `--view-runs` times, e.g. `bench/start_views_bsbm.tsv` for BSBM: each line adds the
+//! answer's focus size.
 
-use lodestone_facets::model::{FacetQuery, Node, View, ViewKind, DEFAULT_BUCKETS};
+use lodestone_facets::model::{FacetQuery, Node, View, ViewKind, DEFAULT_BUCKETS, DEFAULT_TIMEOUT};
 use lodestone_facets::FacetEngine;
 use lodestone_store::sparql::{
     answer_from_statistics, evaluate_query, DatasetOverride, QueryOptions, QueryResults,
@@ -45,7 +50,13 @@ const QUERIES: &[(&str, &str)] = &[
 ];
 
 /// Runs the benchmark and prints one line per view and per query.
-pub(crate) fn run(data: &Path, runs: usize, full: bool, union: bool) -> anyhow::Result<()> {
+pub(crate) fn run(
+    data: &Path,
+    runs: usize,
+    full: bool,
+    union: bool,
+    views: Option<(&Path, usize)>,
+) -> anyhow::Result<()> {
     let store = Store::open(data, StoreOptions::default())?;
     let quads = store.reader().counts()?.quads;
     println!(
@@ -94,6 +105,9 @@ pub(crate) fn run(data: &Path, runs: usize, full: bool, union: bool) -> anyhow::
             None,
         );
     }
+    if let Some((views, view_runs)) = views {
+        constrained_views(&store, &engine, views, view_runs)?;
+    }
     let options = QueryOptions::default().with_default_graph_as_union(union);
     let none = DatasetOverride::default();
     for (name, text) in QUERIES {
@@ -125,6 +139,40 @@ pub(crate) fn run(data: &Path, runs: usize, full: bool, union: bool) -> anyhow::
             answered,
             full_ms,
         );
+    }
+    Ok(())
+}
+
+/// Times each constrained view of the file (see the module's notes): p50, p99, rows and
+/// completeness of the last answer, and its focus size.
+fn constrained_views(
+    store: &Store,
+    engine: &FacetEngine,
+    file: &Path,
+    runs: usize,
+) -> anyhow::Result<()> {
+    let text = std::fs::read_to_string(file)?;
+    for entry in text
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+    {
+        let (name, json) = entry
+            .split_once('\t')
+            .ok_or_else(|| anyhow::anyhow!("{}: no tab in {entry:?}", file.display()))?;
+        let query = lodestone_facets::json::parse_query(json)?;
+        let budget = query.timeout.unwrap_or(DEFAULT_TIMEOUT);
+        let mut times = Vec::with_capacity(runs);
+        let mut last = None;
+        for _ in 0..runs {
+            let start = Instant::now();
+            let answer = engine.answer_uncached(store, &query, budget)?;
+            times.push(start.elapsed());
+            last = Some(answer);
+        }
+        let (rows, complete, focus) =
+            last.map_or((0, false, 0), |a| (a.rows.len(), a.complete, a.focus_size));
+        line(name, &mut times, rows, complete, None);
+        println!("{:<24} focus {focus}, budget {} ms", "", budget.as_millis());
     }
     Ok(())
 }

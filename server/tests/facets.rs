@@ -7,6 +7,7 @@
 //! - `fct_service`: every request form of Virtuoso's service (its source, `binsrc/fct/`),
 //!   answers checked element by element and against SPARQL, refusals as Virtuoso errors.
 //! - `api`: the JSON/XML syntaxes, `GET` URLs and the 400s.
+//! - `budget`: start views in one graph from the statistics, anytime constrained foci.
 //! - `ranges`: the `ranges` view's buckets against per-bucket SPARQL counts.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)] // test code: a panic is the failure report
@@ -15,6 +16,8 @@
 mod agreement;
 #[path = "facets/api.rs"]
 mod api;
+#[path = "facets/budget.rs"]
+mod budget;
 #[allow(dead_code)]
 #[path = "http/common.rs"]
 mod common;

@@ -61,6 +61,11 @@ impl Ticker {
         Self { deadline, steps: 0 }
     }
 
+    /// The deadline it checks.
+    pub fn deadline(&self) -> Deadline {
+        self.deadline
+    }
+
     /// A new ticker for the same deadline, for work done on another thread.
     pub fn fork(&self) -> Self {
         Self::new(self.deadline)

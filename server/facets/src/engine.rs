@@ -128,11 +128,11 @@ impl FacetEngine {
     ) -> Result<FacetAnswer, EngineError> {
         let view = query.view().cloned().ok_or(EngineError::NoView)?;
         let matcher = self.matcher();
-        if let Some(kind) = start::statistic(query) {
+        if let Some(start_view) = start::start_view(reader, query)? {
             let sparql = equivalent_query(query, matcher.as_ref(), &[])
-                .map(|q| q.to_string())
+                .map(|q| in_graph(q, query.graph.as_ref()).to_string())
                 .unwrap_or_default();
-            let found = start::rows(reader, kind)?;
+            let found = start::rows(reader, start_view)?;
             let total = found.rows.len() as u64;
             let labels = Labels::new(reader, &self.label_properties)?;
             let mut rows = Vec::with_capacity(view.limit.min(found.rows.len()));

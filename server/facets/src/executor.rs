@@ -8,10 +8,14 @@
 //! under an order or language condition.
 //!
 //! The focus node's own generator gets half of the focus budget: past it, the candidates
-//! listed so far are kept (a class's first instances, a property's first subjects), so the
-//! set is a part of the true one and every count made from it a lower bound. Running out of
+//! listed so far are kept (a class's first instances, a property's first subjects, the
+//! neighbours of the first terms of a constrained neighbour set), so the set is a part of the
+//! true one and every count made from it a lower bound. A generator through a constrained
+//! edge lists the neighbour node's set in half of its own time and then the terms linked to
+//! it, keeping what each step listed by its deadline: every term kept satisfies the edge. Running out of
 //! time while checking the candidates keeps the ones accepted so far; either way the set is
-//! marked incomplete. Running out in a neighbour's set gives an empty incomplete set.
+//! marked incomplete. Running out while checking a term against a neighbour (no generator
+//! involved) gives an empty incomplete set.
 
 use crate::budget::{Deadline, Ticker};
 use crate::compare::compare;
@@ -150,21 +154,78 @@ impl<'a, 'r, 'db> Executor<'a, 'r, 'db> {
         generated
     }
 
-    /// The terms of a node (every constraint applied).
+    /// The terms of a neighbour node (every constraint applied), listed to generate the
+    /// terms linked to them. Within the focus node's generator ([`Executor::partial`]) the
+    /// listing gets half of the generator's time left and keeps what it listed by then (a
+    /// part of the set, so the terms linked to it are a part of the generator's), marking
+    /// the answer incomplete; elsewhere running out of time is an error.
     fn node_set(&mut self, node: &PlanNode) -> Result<Vec<TermId>, EngineError> {
-        // Only the focus node's own generator may stop short: a neighbour's set cut short
-        // would drop candidates without saying which.
-        let partial = std::mem::replace(&mut self.partial, false);
-        let generated = self.generate(node);
-        self.partial = partial;
-        let (generator, candidates) = generated?;
-        let mut out = Vec::new();
-        for x in candidates {
-            if self.satisfies_except(node, x, Some(generator))? {
-                out.push(x);
+        if !self.partial {
+            let (generator, candidates) = self.generate(node)?;
+            let mut out = Vec::new();
+            for x in candidates {
+                if self.satisfies_except(node, x, Some(generator))? {
+                    out.push(x);
+                }
             }
+            return Ok(out);
         }
-        Ok(out)
+        let now = std::time::Instant::now();
+        let half = self
+            .ticker
+            .deadline()
+            .instant()
+            .saturating_duration_since(now)
+            / 2;
+        let outer = std::mem::replace(&mut self.ticker, Ticker::new(Deadline::at(now + half)));
+        let listed = self.generate(node).and_then(|(generator, candidates)| {
+            let mut out = Vec::new();
+            for x in candidates {
+                match self.satisfies_except(node, x, Some(generator)) {
+                    Ok(true) => out.push(x),
+                    Ok(false) => {}
+                    Err(EngineError::OutOfTime) => {
+                        self.complete = false;
+                        break;
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
+            Ok(out)
+        });
+        self.ticker = outer;
+        listed
+    }
+
+    /// Counts a step of the focus node's generator: `Ok(true)` once its time is up (the
+    /// answer is then marked incomplete and the caller keeps what it listed), `Ok(false)`
+    /// to go on; outside the generator running out of time is an error.
+    fn generator_stops(&mut self) -> Result<bool, EngineError> {
+        match self.ticker.tick() {
+            Ok(()) => Ok(false),
+            Err(EngineError::OutOfTime) if self.partial => {
+                self.complete = false;
+                Ok(true)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Whether `x` satisfies `node`, for a generator: `None` once the generator's time is up
+    /// (see [`Executor::generator_stops`]).
+    fn generator_satisfies(
+        &mut self,
+        node: &PlanNode,
+        x: TermId,
+    ) -> Result<Option<bool>, EngineError> {
+        match self.satisfies(node, x) {
+            Ok(v) => Ok(Some(v)),
+            Err(EngineError::OutOfTime) if self.partial => {
+                self.complete = false;
+                Ok(None)
+            }
+            Err(e) => Err(e),
+        }
     }
 
     /// Estimated number of candidates of the cheapest generator, `u64::MAX` with none.
@@ -276,15 +337,23 @@ impl<'a, 'r, 'db> Executor<'a, 'r, 'db> {
             let mut out = FxHashSet::default();
             let reader = self.reader;
             for quad in reader.quads_for_pattern(None, Some(p), None, self.graph) {
-                self.ticker.tick()?;
+                if self.generator_stops()? {
+                    break;
+                }
                 let quad = quad?;
                 let (this, other) = if edge.outgoing {
                     (quad.subject, quad.object)
                 } else {
                     (quad.object, quad.subject)
                 };
-                if !out.contains(&this) && self.satisfies(&edge.node, other)? {
-                    out.insert(this);
+                if !out.contains(&this) {
+                    match self.generator_satisfies(&edge.node, other)? {
+                        Some(true) => {
+                            out.insert(this);
+                        }
+                        Some(false) => {}
+                        None => break,
+                    }
                 }
             }
             let mut out: Vec<TermId> = out.into_iter().collect();
@@ -303,7 +372,11 @@ impl<'a, 'r, 'db> Executor<'a, 'r, 'db> {
             let (pairs, complete) =
                 scan::pairs_by_scan(self.reader, p, &others, end, self.graph, &mut self.ticker)?;
             if !complete {
-                return Err(EngineError::OutOfTime);
+                // The pairs read so far link listed terms: a part of the generator's terms.
+                if !self.partial {
+                    return Err(EngineError::OutOfTime);
+                }
+                self.complete = false;
             }
             let mut out: Vec<TermId> = pairs.into_iter().map(|(_, this)| this).collect();
             out.sort_unstable();
@@ -311,7 +384,7 @@ impl<'a, 'r, 'db> Executor<'a, 'r, 'db> {
             return Ok(out);
         }
         let mut out = FxHashSet::default();
-        for y in others {
+        'others: for y in others {
             let quads = if edge.outgoing {
                 self.reader
                     .quads_for_pattern(None, Some(p), Some(y), self.graph)
@@ -320,7 +393,9 @@ impl<'a, 'r, 'db> Executor<'a, 'r, 'db> {
                     .quads_for_pattern(Some(y), Some(p), None, self.graph)
             };
             for quad in quads {
-                self.ticker.tick()?;
+                if self.generator_stops()? {
+                    break 'others;
+                }
                 let quad = quad?;
                 out.insert(if edge.outgoing {
                     quad.subject
@@ -345,13 +420,8 @@ impl<'a, 'r, 'db> Executor<'a, 'r, 'db> {
         let mut out = Vec::new();
         let mut seen = FxHashSet::default();
         for quad in self.reader.quads_for_pattern(s, p, o, self.graph) {
-            match self.ticker.tick() {
-                Ok(()) => {}
-                Err(EngineError::OutOfTime) if self.partial => {
-                    self.complete = false;
-                    break;
-                }
-                Err(e) => return Err(e),
+            if self.generator_stops()? {
+                break;
             }
             let quad = quad?;
             let id = match position {

@@ -5,7 +5,8 @@
 //! (`[{"op", "value" | "iri" | "lo","hi" | "in", "datatype"?, "lang"?}]`), `property` and
 //! `property-of` (`[{"iri", "exclude"?, "node"?}]`; no `node` = the property exists, with
 //! `exclude` = it does not), `view` (`{"type", "property"?, "limit"?, "offset"?, "buckets"?}`)
-//! on exactly one node, and `timeout_ms` at the root. Unknown fields are refused, naming the field.
+//! on exactly one node, and `timeout_ms` and `graph` (the one named graph every constraint
+//! and view reads) at the root. Unknown fields are refused, naming the field.
 
 use crate::model::{
     ClassConstraint, Comparison, Direction, Edge, FacetQuery, Node, ValueCondition, View, ViewKind,
@@ -36,6 +37,7 @@ struct JsonNode {
     property_of: Vec<JsonEdge>,
     view: Option<JsonView>,
     timeout_ms: Option<u64>,
+    graph: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -85,15 +87,20 @@ pub fn parse_query(text: &str) -> Result<FacetQuery, SyntaxError> {
     let root: JsonNode = serde_json::from_str(text)
         .map_err(|e| SyntaxError(format!("malformed facet query JSON: {e}")))?;
     let timeout = root.timeout_ms.map(Duration::from_millis);
+    let graph = root.graph.as_deref().map(iri).transpose()?;
     Ok(FacetQuery {
-        root: node(root)?,
+        root: node(JsonNode {
+            graph: None,
+            ..root
+        })?,
         timeout,
-        graph: None,
+        graph,
     })
 }
 
 /// Parses the flattened `GET` parameters (a root node only): `text`, `class` and
-/// `not-class` (repeatable), `view`, `view-property`, `limit`, `offset`, `timeout_ms`.
+/// `not-class` (repeatable), `view`, `view-property`, `limit`, `offset`, `timeout_ms`,
+/// `graph`.
 pub fn parse_flat(params: &[(String, String)]) -> Result<FacetQuery, SyntaxError> {
     let mut root = Node::default();
     let mut view = JsonView {
@@ -104,6 +111,7 @@ pub fn parse_flat(params: &[(String, String)]) -> Result<FacetQuery, SyntaxError
         buckets: None,
     };
     let mut timeout = None;
+    let mut graph = None;
     let number = |name: &str, v: &str| {
         v.parse::<u64>()
             .map_err(|_| SyntaxError(format!("`{name}` must be a whole number, not {v:?}")))
@@ -121,10 +129,11 @@ pub fn parse_flat(params: &[(String, String)]) -> Result<FacetQuery, SyntaxError
             "offset" => view.offset = Some(usize::try_from(number(name, v)?).unwrap_or(usize::MAX)),
             "buckets" => view.buckets = Some(usize::try_from(number(name, v)?).unwrap_or(usize::MAX)),
             "timeout_ms" => timeout = Some(Duration::from_millis(number(name, v)?)),
+            "graph" => graph = Some(iri(v)?),
             "format" => {}
             other => {
                 return Err(SyntaxError(format!(
-                    "unknown parameter `{other}`; use q= (the JSON query) or text, class, not-class, view, view-property, limit, offset, buckets, timeout_ms, format"
+                    "unknown parameter `{other}`; use q= (the JSON query) or text, class, not-class, view, view-property, limit, offset, buckets, timeout_ms, graph, format"
                 )))
             }
         }
@@ -133,7 +142,7 @@ pub fn parse_flat(params: &[(String, String)]) -> Result<FacetQuery, SyntaxError
     Ok(FacetQuery {
         root,
         timeout,
-        graph: None,
+        graph,
     })
 }
 
@@ -142,6 +151,11 @@ fn iri(text: &str) -> Result<NamedNode, SyntaxError> {
 }
 
 fn node(json: JsonNode) -> Result<Node, SyntaxError> {
+    if json.graph.is_some() {
+        return Err(SyntaxError(
+            "`graph` belongs on the root node (one graph is read for the whole query)".into(),
+        ));
+    }
     let mut edges = Vec::new();
     for (list, direction) in [
         (json.property, Direction::Forward),
@@ -336,6 +350,24 @@ mod tests {
         assert!(bad_iri.0.contains("not an iri"), "{bad_iri}");
         let unknown = parse_query(r#"{"colour": 1}"#).unwrap_err();
         assert!(unknown.0.contains("colour"), "{unknown}");
+    }
+
+    #[test]
+    fn graph_is_read_on_the_root_only() {
+        let query =
+            parse_query(r#"{"graph": "http://e/g", "view": {"type": "classes"}}"#).expect("parses");
+        assert_eq!(
+            query.graph.map(|g| g.into_string()).as_deref(),
+            Some("http://e/g")
+        );
+        let nested = parse_query(
+            r#"{"property": [{"iri": "http://e/p", "node": {"graph": "http://e/g"}}], "view": {"type": "classes"}}"#,
+        )
+        .unwrap_err();
+        assert!(nested.0.contains("graph"), "{nested}");
+        let flat = parse_flat(&[("graph".into(), "http://e/g".into())]).expect("parses");
+        assert!(flat.graph.is_some());
+        assert!(parse_flat(&[("graph".into(), "not an iri".into())]).is_err());
     }
 
     #[test]
