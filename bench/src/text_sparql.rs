@@ -1,11 +1,17 @@
 //! `lodestone-bench text-sparql`: full-text patterns inside SPARQL (issue 24), in-process.
 //!
-//! Loads a dump into a temporary store, builds its text index, then picks words from the
-//! labels (`--label`, `rdfs:label` by default) whose hit counts are nearest 10, 1,000 and
-//! 100,000 documents, and times, per word, `--runs` evaluations (after one warm-up) of
+//! Loads a dump into a temporary store and builds its text index, or opens a store folder as
+//! `lodestone load` leaves it (`--store`, the index in its `text-index`; read-only, but the
+//! index folder is written to: give it a copy). Then it picks words from the labels (`--label`,
+//! `skos:prefLabel` by default) whose hit counts are nearest 10, 1,000 and 100,000 documents,
+//! among the words the index's analysis keeps as typed (lower-cased), so that each is a query
+//! the index can answer and the brute-force `CONTAINS` looks for the same string; and times,
+//! per word, `--runs` evaluations (after one warm-up) of
 //! - `SELECT ?p ?l WHERE { ?p <label> ?l . ?l bif:contains "WORD" } LIMIT 10`;
-//! - the same joined with a selective class (the least used of the 50 most used) and with a
-//!   non-selective one (the most used);
+//! - the same joined with a selective pattern: `?p <property> ?x . ?x <label> "…"` with
+//!   `--selective-property` (BSBM's `bsbm:producer`; the label is that of the first hit's
+//!   value), else `?p a <class>` with the least used of the 50 most used classes;
+//! - the same joined with a non-selective class (`--common-class`, else the most used);
 //! - the brute-force `FILTER(CONTAINS(LCASE(STR(?l)), "word"))` form of the first.
 //!
 //! Each time covers what `/sparql` does after parsing: the rewrite (which asks the index),
@@ -19,11 +25,13 @@ use lodestone_indexer::{IndexSettings, SearchRequest, TextIndex, TextRequest};
 use lodestone_server::text_sparql;
 use lodestone_store::load::{BulkLoader, Input, ParseOptions};
 use lodestone_store::model::{Literal, NamedNode, Term};
-use lodestone_store::sparql::{evaluate_query, DatasetOverride, QueryOptions, QueryResults};
+use lodestone_store::sparql::{
+    evaluate_query, DatasetOverride, QueryOptions, QueryResults, QuerySolutionIter,
+};
 use lodestone_store::{Reader, Store, StoreOptions};
 use spargebra::SparqlParser;
 use std::collections::BTreeSet;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -33,12 +41,26 @@ pub(crate) struct TextSparqlArgs {
     /// Dump to load into a temporary store.
     #[arg(long, default_value = "../shared/data/real/nomisma.nt.zst")]
     file: PathBuf,
+    /// A store folder as `lodestone load` leaves it (with its `text-index`) to open instead of
+    /// loading `--file`: a copy, since the index folder is opened for writing.
+    #[arg(long)]
+    store: Option<PathBuf>,
     /// The label property whose literals the queries search.
     #[arg(long, default_value = "http://www.w3.org/2004/02/skos/core#prefLabel")]
     label: String,
+    /// The non-selective join's class (default: the most used class).
+    #[arg(long)]
+    common_class: Option<String>,
+    /// The selective join's property: `?p <property> ?x . ?x <label> "…"` (default: a join
+    /// with the least used of the 50 most used classes).
+    #[arg(long)]
+    selective_property: Option<String>,
     /// Evaluations of each query (after one warm-up).
     #[arg(long, default_value_t = 30)]
     runs: usize,
+    /// Words to time instead of those sampled for 10, 1,000 and 100,000 hits (repeatable).
+    #[arg(long = "word")]
+    words: Vec<String>,
     /// Words whose SPARQL hits are compared with `/api/search`'s.
     #[arg(long, default_value_t = 50)]
     agreement: usize,
@@ -47,36 +69,30 @@ pub(crate) struct TextSparqlArgs {
 /// Runs the benchmark and prints its figures.
 pub(crate) fn run(args: &TextSparqlArgs) -> anyhow::Result<()> {
     let dir = tempfile::tempdir()?;
-    let store = Store::open(dir.path().join("store"), StoreOptions::default())?;
-    let started = Instant::now();
-    let report_load = BulkLoader::new(&store)
-        .with_parse_options(ParseOptions {
-            lenient: true,
-            ..ParseOptions::default()
-        })
-        .load(&[Input::File(args.file.clone())])
-        .with_context(|| format!("loading {}", args.file.display()))?;
-    println!(
-        "loaded {} quads from {} in {:.1} s",
-        report_load.quads_read,
-        args.file.display(),
-        started.elapsed().as_secs_f64()
-    );
-    let index = Arc::new(TextIndex::open(
-        dir.path().join("text-index"),
-        IndexSettings::default(),
-    )?);
-    let build = index.rebuild(&store, |_| {})?;
-    println!(
-        "index: {} entities in {:.1} s",
-        build.entities,
-        build.elapsed.as_secs_f64()
-    );
+    let (store, index) = match &args.store {
+        Some(path) => open_store(path)?,
+        None => load_file(&args.file, dir.path())?,
+    };
     let reader = store.reader();
     let label = NamedNode::new(args.label.clone())?;
     let labels = sampled_labels(&reader, &label, 4_000)?;
     anyhow::ensure!(!labels.is_empty(), "no literals of {label}");
-    let words = words_by_hits(&index, &labels)?;
+    let words = if args.words.is_empty() {
+        words_by_hits(&index, &labels)?
+    } else {
+        let searcher = index.searcher();
+        args.words
+            .iter()
+            .map(|word| {
+                let request = TextRequest {
+                    branches: vec![searcher.parse(word)?],
+                    langs: Vec::new(),
+                    property: None,
+                };
+                Ok((word.clone(), searcher.count_text(&request)?))
+            })
+            .collect::<anyhow::Result<Vec<_>>>()?
+    };
     let classes = reader.top_classes(50)?;
     let class_of = |i: Option<&(lodestone_store::TermId, u64)>| -> anyhow::Result<NamedNode> {
         match i.map(|(id, _)| reader.term(*id)).transpose()? {
@@ -84,28 +100,53 @@ pub(crate) fn run(args: &TextSparqlArgs) -> anyhow::Result<()> {
             _ => anyhow::bail!("no class"),
         }
     };
-    let common = class_of(classes.first())?;
-    let rare = class_of(classes.last())?;
-    println!("non-selective class {common}, selective class {rare}");
+    let common = match &args.common_class {
+        Some(class) => NamedNode::new(class.clone())?,
+        None => class_of(classes.first())?,
+    };
+    let selective_property = args
+        .selective_property
+        .clone()
+        .map(NamedNode::new)
+        .transpose()?;
+    match &selective_property {
+        Some(property) => println!("non-selective class {common}, selective property {property}"),
+        None => println!(
+            "non-selective class {common}, selective class {}",
+            class_of(classes.last())?
+        ),
+    }
     for (word, hits) in &words {
         let w = Literal::new_simple_literal(word.as_str());
         let lowered = Literal::new_simple_literal(word.to_lowercase());
         let bif = "<http://www.openlinksw.com/schemas/bif#contains>";
-        let queries = [
-            ("text", format!("SELECT ?p ?l WHERE {{ ?p {label} ?l . ?l {bif} {w} }} LIMIT 10")),
-            (
-                "text + selective class",
-                format!("SELECT ?p ?l WHERE {{ ?p a {rare} . ?p {label} ?l . ?l {bif} {w} }} LIMIT 10"),
-            ),
-            (
-                "text + non-selective class",
-                format!("SELECT ?p ?l WHERE {{ ?p a {common} . ?p {label} ?l . ?l {bif} {w} }} LIMIT 10"),
-            ),
-            (
-                "brute force",
-                format!("SELECT ?p ?l WHERE {{ ?p {label} ?l FILTER(CONTAINS(LCASE(STR(?l)), {lowered})) }} LIMIT 10"),
-            ),
-        ];
+        let text = format!("?p {label} ?l . ?l {bif} {w}");
+        let selective = match &selective_property {
+            Some(property) => {
+                let first = format!(
+                    "SELECT ?xl WHERE {{ {text} . ?p {property} ?x . ?x {label} ?xl }} LIMIT 1"
+                );
+                first_value(&index, &reader, &first, "xl")?
+                    .map(|xl| format!("?p {property} ?x . ?x {label} {xl}"))
+            }
+            None => Some(format!("?p a {}", class_of(classes.last())?)),
+        };
+        let mut queries = vec![("text", format!("SELECT ?p ?l WHERE {{ {text} }} LIMIT 10"))];
+        match selective {
+            Some(join) => queries.push((
+                "text + selective join",
+                format!("SELECT ?p ?l WHERE {{ {join} . {text} }} LIMIT 10"),
+            )),
+            None => println!("  (no hit of {word:?} has the selective property)"),
+        }
+        queries.push((
+            "text + non-selective class",
+            format!("SELECT ?p ?l WHERE {{ ?p a {common} . {text} }} LIMIT 10"),
+        ));
+        queries.push((
+            "brute force",
+            format!("SELECT ?p ?l WHERE {{ ?p {label} ?l FILTER(CONTAINS(LCASE(STR(?l)), {lowered})) }} LIMIT 10"),
+        ));
         println!("word {word:?}: {hits} documents match");
         let mut medians = Vec::new();
         for (name, text) in &queries {
@@ -132,23 +173,99 @@ pub(crate) fn run(args: &TextSparqlArgs) -> anyhow::Result<()> {
     agreement(&index, &reader, &labels, args.agreement)
 }
 
+/// A temporary store in `dir` holding `file`, and its text index built.
+fn load_file(file: &Path, dir: &Path) -> anyhow::Result<(Store, Arc<TextIndex>)> {
+    let store = Store::open(dir.join("store"), StoreOptions::default())?;
+    let started = Instant::now();
+    let report_load = BulkLoader::new(&store)
+        .with_parse_options(ParseOptions {
+            lenient: true,
+            ..ParseOptions::default()
+        })
+        .load(&[Input::File(file.to_path_buf())])
+        .with_context(|| format!("loading {}", file.display()))?;
+    println!(
+        "loaded {} quads from {} in {:.1} s",
+        report_load.quads_read,
+        file.display(),
+        started.elapsed().as_secs_f64()
+    );
+    let index = Arc::new(TextIndex::open(
+        dir.join("text-index"),
+        IndexSettings::default(),
+    )?);
+    let build = index.rebuild(&store, |_| {})?;
+    println!(
+        "index: {} entities in {:.1} s",
+        build.entities,
+        build.elapsed.as_secs_f64()
+    );
+    Ok((store, index))
+}
+
+/// A store folder opened read-only, with its text index brought up to date (built when the
+/// folder has none, which takes long on a large store).
+fn open_store(path: &Path) -> anyhow::Result<(Store, Arc<TextIndex>)> {
+    let options = StoreOptions {
+        read_only: true,
+        create_if_missing: false,
+        ..StoreOptions::default()
+    };
+    let store =
+        Store::open(path, options).with_context(|| format!("opening {}", path.display()))?;
+    let index = Arc::new(TextIndex::open(
+        path.join("text-index"),
+        IndexSettings::default(),
+    )?);
+    let started = Instant::now();
+    let sequence = index.catch_up(&store)?;
+    println!(
+        "opened {} (sequence {sequence}): {} text documents, index caught up in {:.1} s",
+        path.display(),
+        index.document_count(),
+        started.elapsed().as_secs_f64()
+    );
+    Ok((store, index))
+}
+
+/// The value of `variable` in the first row of a query, as SPARQL writes it.
+fn first_value(
+    index: &Arc<TextIndex>,
+    reader: &Reader<'_>,
+    text: &str,
+    variable: &str,
+) -> anyhow::Result<Option<String>> {
+    let mut solutions = solutions(index, reader, text)?;
+    Ok(match solutions.next().transpose()? {
+        Some(row) => row.get(variable).map(ToString::to_string),
+        None => None,
+    })
+}
+
 /// Rows of one query, evaluated as `/sparql` does after parsing.
 fn evaluate(index: &Arc<TextIndex>, reader: &Reader<'_>, text: &str) -> anyhow::Result<usize> {
-    let query = SparqlParser::new().parse_query(text)?;
-    let options = QueryOptions::default().with_default_graph_as_union(true);
-    let (query, options) = text_sparql::prepare(Some(index), 10_000, reader, query, options)
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
-    let QueryResults::Solutions(solutions) =
-        evaluate_query(reader, &query, &DatasetOverride::default(), &options)?
-    else {
-        anyhow::bail!("not a SELECT");
-    };
     let mut rows = 0;
-    for solution in solutions {
+    for solution in solutions(index, reader, text)? {
         solution?;
         rows += 1;
     }
     Ok(rows)
+}
+
+/// The solutions of a SELECT, prepared as `/sparql` prepares it (text patterns rewritten).
+fn solutions<'a>(
+    index: &Arc<TextIndex>,
+    reader: &'a Reader<'_>,
+    text: &str,
+) -> anyhow::Result<QuerySolutionIter<'a>> {
+    let query = SparqlParser::new().parse_query(text)?;
+    let options = QueryOptions::default().with_default_graph_as_union(true);
+    let (query, options) = text_sparql::prepare(Some(index), 10_000, reader, query, options)
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    match evaluate_query(reader, &query, &DatasetOverride::default(), &options)? {
+        QueryResults::Solutions(solutions) => Ok(solutions),
+        _ => anyhow::bail!("not a SELECT"),
+    }
 }
 
 /// Literals of `label`, spread over the store.
@@ -176,15 +293,17 @@ fn words_by_hits(index: &TextIndex, labels: &[String]) -> anyhow::Result<Vec<(St
     let mut seen = BTreeSet::new();
     for label in labels.iter().step_by((labels.len() / 800).max(1)) {
         for word in label_words(label) {
-            if !word.chars().all(char::is_alphabetic) || !seen.insert(word.to_lowercase()) {
+            let lowered = word.to_lowercase();
+            // Only words the analysis keeps as typed: not a stop word, a word over the
+            // longest indexed (a long run of CJK letters) or one folded to another spelling.
+            if !word.chars().all(char::is_alphabetic)
+                || searcher.analyze(&word) != [lowered.as_str()]
+                || !seen.insert(lowered)
+            {
                 continue;
             }
-            // A stop word parses to nothing to search for.
-            let Ok(branch) = searcher.parse(&word) else {
-                continue;
-            };
             let request = TextRequest {
-                branches: vec![branch],
+                branches: vec![searcher.parse(&word)?],
                 langs: Vec::new(),
                 property: None,
             };
@@ -217,13 +336,17 @@ fn agreement(
     let mut equal = 0;
     let mut compared = 0;
     let mut elapsed = Duration::ZERO;
-    for label in labels.iter().step_by((labels.len() / words.max(1)).max(1)) {
-        let Some(word) = label_words(label).into_iter().next() else {
-            continue;
-        };
-        if compared == words {
+    let step = (labels.len() / words.max(1)).max(1);
+    for start in (0..labels.len()).step_by(step).take(words) {
+        // The first word the analysis keeps, from this label on (a label that is a lone
+        // symbol, such as "☧", or one run of 21 CJK letters, has none).
+        let Some(word) = labels[start..].iter().find_map(|label| {
+            label_words(label)
+                .into_iter()
+                .find(|w| !searcher.analyze(w).is_empty())
+        }) else {
             break;
-        }
+        };
         let request = SearchRequest {
             query: searcher.parse(&word)?,
             classes: Vec::new(),
@@ -242,21 +365,8 @@ fn agreement(
             "SELECT ?e WHERE {{ ?e <urn:lodestone:text> {} }}",
             Literal::new_simple_literal(word.as_str())
         );
-        let query = SparqlParser::new().parse_query(&text)?;
         let timer = Instant::now();
-        let (query, options) = text_sparql::prepare(
-            Some(index),
-            10_000,
-            reader,
-            query,
-            QueryOptions::default().with_default_graph_as_union(true),
-        )
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
-        let QueryResults::Solutions(solutions) =
-            evaluate_query(reader, &query, &DatasetOverride::default(), &options)?
-        else {
-            anyhow::bail!("not a SELECT");
-        };
+        let solutions = solutions(index, reader, &text)?;
         let mut ours = BTreeSet::new();
         for solution in solutions {
             if let Some(Term::NamedNode(e)) = solution?.get("e") {

@@ -21,7 +21,9 @@ use lodestone_store::model::{NamedNodeRef, Term};
 use lodestone_store::{Reader, TermId};
 use std::collections::{BTreeSet, VecDeque};
 use std::ops::Bound;
+use std::sync::OnceLock;
 use tantivy::collector::{Count, TopDocs};
+use tantivy::columnar::Column;
 use tantivy::query::{
     BooleanQuery, BoostQuery, ConstScoreQuery, FuzzyTermQuery, Occur, PhraseQuery, Query,
     RangeQuery, TermQuery,
@@ -103,6 +105,9 @@ pub struct IndexSearcher<'a> {
     pub(crate) fields: &'a Fields,
     pub(crate) settings: &'a IndexSettings,
     index: &'a Index,
+    /// The `id` column of each segment, opened at the first hit (opening it costs more than
+    /// reading a value: once per hit, it took a fifth of a 4,568-hit SPARQL text pattern).
+    ids: OnceLock<Vec<Column<u64>>>,
 }
 
 impl<'a> IndexSearcher<'a> {
@@ -117,12 +122,20 @@ impl<'a> IndexSearcher<'a> {
             fields,
             settings,
             index,
+            ids: OnceLock::new(),
         }
     }
 
     /// Parses a query with the configured length bound.
     pub fn parse(&self, text: &str) -> Result<UserQuery, IndexError> {
         Ok(UserQuery::parse(text, self.settings.max_query_chars)?)
+    }
+
+    /// The words the index makes of `text` (split on non-alphanumerics, lower-cased, folded,
+    /// stop words and over-long tokens dropped), as it analyzes a query's words: a word that
+    /// yields none cannot be searched for ("the query has no words to search for").
+    pub fn analyze(&self, text: &str) -> Vec<String> {
+        words(&mut self.analyzer(FOLD), text)
     }
 
     /// Every entity whose text matches `query` (the `/api/search` syntax) with its combined
@@ -370,11 +383,22 @@ impl<'a> IndexSearcher<'a> {
     }
 
     pub(crate) fn entity_id(&self, address: DocAddress) -> Result<TermId, IndexError> {
-        let column = self
-            .searcher
-            .segment_reader(address.segment_ord)
-            .fast_fields()
-            .u64("id")?;
+        let columns = match self.ids.get() {
+            Some(columns) => columns,
+            None => {
+                let columns = self
+                    .searcher
+                    .segment_readers()
+                    .iter()
+                    .map(|segment| segment.fast_fields().u64("id"))
+                    .collect::<Result<Vec<_>, _>>()?;
+                self.ids.get_or_init(|| columns)
+            }
+        };
+        let column = usize::try_from(address.segment_ord)
+            .ok()
+            .and_then(|i| columns.get(i))
+            .ok_or_else(|| IndexError::Corrupt("a hit in an unknown segment".into()))?;
         column
             .first(address.doc_id)
             .map(TermId::from_u64)
