@@ -84,28 +84,7 @@ impl IndexSearcher<'_> {
         (limit, keep): (usize, usize),
         detail: HitDetail,
     ) -> Result<Vec<TextHit>, IndexError> {
-        let mut scores: HashMap<TermId, f32> = HashMap::new();
-        let mut order = Vec::new();
-        let mut snippet_words = WordMatcher::default();
-        for branch in &request.branches {
-            let (query, matcher) = self.text_query(branch, &request.langs)?;
-            snippet_words.words.extend(matcher.words);
-            snippet_words.prefixes.extend(matcher.prefixes);
-            let top = self.searcher.search(
-                &query,
-                &TopDocs::with_limit(limit.max(1)).tweak_score(self.rank_tweak()),
-            )?;
-            for (score, address) in top {
-                let id = self.entity_id(address)?;
-                let best = scores.entry(id).or_insert_with(|| {
-                    order.push(id);
-                    score
-                });
-                *best = best.max(score);
-            }
-        }
-        // Best first; an equal score keeps the index's order (that of `/api/search`).
-        order.sort_by(|a, b| scores[b].total_cmp(&scores[a]));
+        let (order, scores, snippet_words) = self.ranked(request, limit)?;
         let mut matchers = request
             .branches
             .iter()
@@ -172,7 +151,65 @@ impl IndexSearcher<'_> {
                 snippet,
             });
         }
+        // The caller's table of them is encoded without looking them up again.
+        reader.remember_ids(hits.iter().map(|h| (h.entity, &h.term)));
         Ok(hits)
+    }
+
+    /// The IRIs of the entities matching a text request, best first, of the best `limit`
+    /// documents of each branch; without reading their text or checking that the snapshot
+    /// still holds them (for callers that join the entities' triples next, which drops those
+    /// it no longer holds). `reader` is told each IRI's id ([`Reader::remember_ids`]), so that
+    /// a query given them as a table does not look them up again.
+    pub fn text_entities(
+        &self,
+        reader: &Reader<'_>,
+        request: &TextRequest,
+        limit: usize,
+    ) -> Result<Vec<Term>, IndexError> {
+        let (order, _, _) = self.ranked(request, limit)?;
+        let mut out = Vec::with_capacity(order.len());
+        for id in order {
+            let term = reader.term(id)?;
+            if matches!(term, Term::NamedNode(_)) {
+                reader.remember_ids([(id, &term)]);
+                out.push(term);
+            }
+        }
+        Ok(out)
+    }
+
+    /// The entities of the best `limit` documents of each branch, best first (an entity
+    /// matched by several branches keeps its best score), their scores, and the words
+    /// snippets look for.
+    fn ranked(
+        &self,
+        request: &TextRequest,
+        limit: usize,
+    ) -> Result<(Vec<TermId>, HashMap<TermId, f32>, WordMatcher), IndexError> {
+        let mut scores: HashMap<TermId, f32> = HashMap::new();
+        let mut order = Vec::new();
+        let mut snippet_words = WordMatcher::default();
+        for branch in &request.branches {
+            let (query, matcher) = self.text_query(branch, &request.langs)?;
+            snippet_words.words.extend(matcher.words);
+            snippet_words.prefixes.extend(matcher.prefixes);
+            let top = self.searcher.search(
+                &query,
+                &TopDocs::with_limit(limit.max(1)).tweak_score(self.rank_tweak()),
+            )?;
+            for (score, address) in top {
+                let id = self.entity_id(address)?;
+                let best = scores.entry(id).or_insert_with(|| {
+                    order.push(id);
+                    score
+                });
+                *best = best.max(score);
+            }
+        }
+        // Best first; an equal score keeps the index's order (that of `/api/search`).
+        order.sort_by(|a, b| scores[b].total_cmp(&scores[a]));
+        Ok((order, scores, snippet_words))
     }
 
     /// Whether the words match the entity with this IRI (what `/api/search` would say), for

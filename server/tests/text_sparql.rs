@@ -60,10 +60,14 @@ impl Server {
 
     /// A server over the N-Quads `quads`, writable with [`TOKEN`].
     fn with_quads(quads: &str) -> Self {
+        Self::with_quads_and(quads, ServerSettings::default())
+    }
+
+    fn with_quads_and(quads: &str, settings: ServerSettings) -> Self {
         let dir = tempfile::tempdir().expect("temp dir");
         let file = dir.path().join("data.nq");
         std::fs::write(&file, quads).expect("write quads");
-        let settings = ServerSettings::default().with_update_token(TOKEN);
+        let settings = settings.with_update_token(TOKEN);
         let server = IndexedServer::start(settings, Duration::from_secs(60), |store| {
             BulkLoader::new(store)
                 .load(&[Input::File(file)])
@@ -542,4 +546,40 @@ fn updates_use_text_patterns_in_their_where_against_the_store_as_they_start() {
     let (status, body) = server.update("DELETE WHERE { ?o bif:contains 'lion AND' }");
     assert_eq!(status, 400, "{body}");
     assert!(body.contains("ends where a word"), "{body}");
+}
+
+#[test]
+fn the_rest_of_the_pattern_starts_from_each_hit_not_from_a_join_of_its_own() {
+    // 2,000 labels with "needle" (a table of hits) on products of Small; 30,000 products of
+    // Big. `?x rdfs:label "Big"` is estimated as selective as `?p rdfs:label ?l` with `?l`
+    // bound, and comes first: evaluated per matching label, it read Big's 30,000 products.
+    let label = "<http://www.w3.org/2000/01/rdf-schema#label>";
+    let made = "<http://ex/producer>";
+    let mut quads =
+        format!("<http://ex/big> {label} \"Big\" .\n<http://ex/small> {label} \"Small\" .\n");
+    for (n, producer, word) in (0..30_000)
+        .map(|n| (n, "big", "item"))
+        .chain((0..2_000).map(|n| (n, "small", "needle")))
+    {
+        quads.push_str(&format!(
+            "<http://ex/{word}{n}> {made} <http://ex/{producer}> .\n<http://ex/{word}{n}> {label} \"{word} {n}\" .\n"
+        ));
+    }
+    let server = Server::with_quads_and(
+        &quads,
+        ServerSettings::default().with_query_timeout(Duration::from_secs(5)),
+    );
+    let query = |producer: &str| {
+        format!("SELECT ?p ?l WHERE {{ ?p {made} ?x . ?x {label} '{producer}' . ?p {label} ?l . ?l bif:contains 'needle' }} LIMIT 10")
+    };
+    // Every hit read, no row: 2,000 × 30,000 look-ups before (over the 5 s budget).
+    let started = std::time::Instant::now();
+    assert!(server.rows(&query("Big"), &["p", "l"]).is_empty());
+    assert!(started.elapsed() < Duration::from_secs(5));
+    let found = server.rows(&query("Small"), &["p", "l"]);
+    assert_eq!(found.len(), 10);
+    assert!(
+        found.iter().all(|r| r[1].starts_with("needle ")),
+        "{found:?}"
+    );
 }

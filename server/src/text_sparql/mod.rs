@@ -26,6 +26,7 @@
 
 mod graphs;
 pub mod options;
+mod order;
 mod patterns;
 mod plan;
 pub mod virtuoso;

@@ -2,6 +2,7 @@
 //! or a filter over the rest (see the parent module for when each).
 
 use super::graphs;
+use super::order;
 use super::patterns::{Level, TextPattern};
 use super::LODESTONE;
 use crate::error::ApiError;
@@ -84,6 +85,8 @@ impl<'i, 'r, 'db> Planner<'i, 'r, 'db> {
         let mut tables = Vec::new();
         let mut filters = Vec::new();
         let mut links = Vec::new();
+        // The variables the tables bind, which the rest is evaluated from.
+        let mut bound = Vec::new();
         for pattern in found {
             let request = self.request(&searcher, &pattern)?;
             let bound_by_rest = match &pattern.subject {
@@ -106,8 +109,11 @@ impl<'i, 'r, 'db> Planner<'i, 'r, 'db> {
                 && pattern.min_score.is_none()
                 && self.graph.is_none()
             {
-                tables.push(self.literal_stream(index, &searcher, &pattern, request)?);
+                bound.extend(table_variables(&pattern));
+                let via = held_through(&rest, &pattern.subject);
+                tables.push(self.literal_stream(index, &searcher, &pattern, request, via)?);
             } else {
+                bound.extend(table_variables(&pattern));
                 let rows_in = match &self.graph {
                     Some(InGraph::Rows(name)) => Some(name),
                     _ => None,
@@ -125,7 +131,11 @@ impl<'i, 'r, 'db> Planner<'i, 'r, 'db> {
                 }
             }
         }
-        let mut out = GraphPattern::Bgp { patterns: rest };
+        let mut out = if tables.is_empty() {
+            GraphPattern::Bgp { patterns: rest }
+        } else {
+            order::from_bound(rest, &bound)
+        };
         for filter in filters {
             out = GraphPattern::Filter {
                 expr: filter,
@@ -151,32 +161,37 @@ impl<'i, 'r, 'db> Planner<'i, 'r, 'db> {
     /// `SELECT DISTINCT ?literal { VALUES ?s { hits } ?s ?p ?literal FILTER(contains) }`: the
     /// literals of the hit entities that contain the words, found hit by hit as the
     /// evaluation asks for them (a `LIMIT` stops it early), each once.
+    ///
+    /// With `via`, a property the rest of the group requires the literal to be a value of,
+    /// only the hits' values of that property are read (`?s <via> ?literal`): every IRI
+    /// holding such a literal with it is a hit (its document holds all its text literals), and
+    /// the hits' other literals — a review's long text, for a word in product labels — are
+    /// not read and tested at all.
     fn literal_stream(
         &mut self,
         index: &Arc<TextIndex>,
         searcher: &IndexSearcher<'_>,
         pattern: &TextPattern,
         request: TextRequest,
+        via: Option<NamedNode>,
     ) -> Result<GraphPattern, ApiError> {
         let hits = searcher
-            .text_hits(
-                self.reader,
-                &request,
-                (self.max_hits, self.max_hits),
-                HitDetail::default(),
-            )
+            .text_entities(self.reader, &request, self.max_hits)
             .map_err(index_error)?;
         let n = self.functions.len();
         let entity = Variable::new_unchecked(format!("lodestone_text_entity{n}"));
         let property = Variable::new_unchecked(format!("lodestone_text_property{n}"));
         let hits = GraphPattern::Values {
             variables: vec![entity.clone()],
-            bindings: hits.into_iter().map(|h| vec![ground(h.term)]).collect(),
+            bindings: hits.into_iter().map(|term| vec![ground(term)]).collect(),
         };
         let literals = GraphPattern::Bgp {
             patterns: vec![TriplePattern {
                 subject: TermPattern::Variable(entity),
-                predicate: NamedNodePattern::Variable(property),
+                predicate: match via {
+                    Some(p) => NamedNodePattern::NamedNode(p),
+                    None => NamedNodePattern::Variable(property),
+                },
                 object: match &pattern.subject {
                     TermPattern::BlankNode(b) => TermPattern::Variable(blank_variable(b)),
                     other => other.clone(),
@@ -312,6 +327,32 @@ impl<'i, 'r, 'db> Planner<'i, 'r, 'db> {
         };
         Expression::FunctionCall(Function::Custom(name), vec![subject])
     }
+}
+
+/// The variables of a pattern that its table binds and the rest may join on: its subject
+/// and the matched literal (scores and snippets are new values).
+fn table_variables(pattern: &TextPattern) -> impl Iterator<Item = Variable> + '_ {
+    [Some(&pattern.subject), pattern.literal.as_ref()]
+        .into_iter()
+        .flatten()
+        .filter_map(|t| match t {
+            TermPattern::Variable(v) => Some(v.clone()),
+            _ => None,
+        })
+}
+
+/// A property whose value the rest of the group requires the text pattern's literal to be
+/// (`?p rdfs:label ?l` for `?l bif:contains …`), if any.
+fn held_through(rest: &[TriplePattern], literal: &TermPattern) -> Option<NamedNode> {
+    let TermPattern::Variable(literal) = literal else {
+        return None;
+    };
+    rest.iter().find_map(|t| match (&t.predicate, &t.object) {
+        (NamedNodePattern::NamedNode(p), TermPattern::Variable(o)) if o == literal => {
+            Some(p.clone())
+        }
+        _ => None,
+    })
 }
 
 /// The variable standing for a blank node of the query where a filter must name it.

@@ -55,6 +55,9 @@ pub(crate) const MAX_COMPUTED_BYTES: usize = 256 << 20;
 #[derive(Default)]
 struct ReaderCache {
     decoded: FxHashMap<TermId, Term>,
+    /// Ids of stored terms the caller already knows (`Reader::remember_ids`), by their
+    /// encoded bytes: looked up before the dictionary.
+    known_ids: FxHashMap<Vec<u8>, TermId>,
     transient_ids: FxHashMap<Term, TermId>,
     transient_terms: Vec<Term>,
     /// Bytes of the strings in `transient_terms`.
@@ -339,7 +342,27 @@ impl<'a> Reader<'a> {
         if let Some(id) = self.overlay.and_then(|o| o.new_term_id(&bytes)) {
             return Ok(Some(id));
         }
+        if let Some(id) = self.cache.borrow().known_ids.get(&bytes) {
+            return Ok(Some(*id));
+        }
         self.dictionary_lookup(&bytes)
+    }
+
+    /// Tells the reader the ids of stored terms the caller resolved with [`Reader::term`], so
+    /// that [`Reader::term_id`] answers them without a dictionary look-up: a query given a
+    /// long list of terms found by id (the text index's hits, as a `VALUES` table) would
+    /// otherwise look each up again when the evaluation encodes the table. Each `(id, term)`
+    /// must be a pair `term(id)` gave.
+    pub fn remember_ids<'t>(&self, pairs: impl IntoIterator<Item = (TermId, &'t Term)>) {
+        let mut cache = self.cache.borrow_mut();
+        for (id, term) in pairs {
+            if id.decode_inline().is_some() || id.kind() == TermKind::Transient {
+                continue;
+            }
+            let mut bytes = Vec::new();
+            encode_term_bytes(term.as_ref(), &mut bytes);
+            cache.known_ids.insert(bytes, id);
+        }
     }
 
     pub(crate) fn dictionary_lookup(&self, bytes: &[u8]) -> Result<Option<TermId>, StoreError> {
