@@ -64,16 +64,28 @@ impl<'a> ChunkWriter<'a> {
         quads.sort_unstable();
         quads.dedup();
         if !quads.is_empty() {
+            // A quad with a term minted for this chunk is in neither the store nor an earlier
+            // chunk: only the others are looked up (in a data dump, most quads have a new
+            // subject).
+            let first_minted = state.next_dictionary_id;
+            let minted = |id: TermId| id.kind().is_in_dictionary() && id.payload() >= first_minted;
+            let known: Vec<usize> = (0..quads.len())
+                .filter(|&i| !quads[i].terms().into_iter().any(minted))
+                .collect();
             let present = current_values(
                 database,
                 batch.staging(),
                 Table::Spog,
                 self.store_had_quads,
-                || quads.iter().map(|q| Permutation::Spog.key(q)),
+                || known.iter().map(|&i| Permutation::Spog.key(&quads[i])),
                 |_| Ok(()),
             )?;
-            let mut flags = present.into_iter();
-            quads.retain(|_| flags.next().flatten().is_none());
+            let mut duplicate = vec![false; quads.len()];
+            for (&i, value) in known.iter().zip(present) {
+                duplicate[i] = value.is_some();
+            }
+            let mut flags = duplicate.into_iter();
+            quads.retain(|_| !flags.next().unwrap_or(false));
         }
         batch.note_added(quads, rdf_type);
         if quads.is_empty() && new_terms.is_empty() && next_blank_id == state.next_blank_id {

@@ -307,3 +307,31 @@ fn terms_recurring_across_chunks_keep_one_id_when_the_term_cache_is_full() {
     // s0…s2999, three predicates, 3,000 unique literals, the shared literal, seven hubs.
     assert_eq!(counts(&store).dictionary_terms, 3_000 + 3 + 3_000 + 1 + 7);
 }
+
+#[test]
+fn quads_repeated_in_a_later_chunk_of_a_new_load_count_once() {
+    // 20,000 quads among known terms, then all of them again: the repeats fall in later
+    // chunks, where every term is an earlier chunk's, and must be found there.
+    let mut block = String::new();
+    for i in 0..20_000 {
+        block.push_str(&format!(
+            "<http://example.com/s{}> <http://example.com/p> <http://example.com/o{}> .\n",
+            i / 200,
+            i % 200
+        ));
+    }
+    let data = format!("{block}{block}");
+    let store = TempStore::new();
+    let input = write_input(store.scratch(), "repeated.nt", data.as_bytes());
+    let report = BulkLoader::new(&store)
+        .with_memory_budget(1 << 20)
+        .with_chunk_quads(500)
+        .load(&[input])
+        .expect("bulk load");
+    assert!(report.chunks >= 3, "{} chunks", report.chunks);
+    assert_eq!(report.quads_added, 20_000);
+    let counts = counts(&store);
+    assert_eq!(counts.quads, 20_000);
+    assert_eq!(counts.subjects, 100);
+    assert_eq!(dump(&store), parse(block.as_bytes(), RdfFormat::NTriples));
+}
