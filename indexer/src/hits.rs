@@ -24,6 +24,9 @@ use tantivy::query::{BooleanQuery, Occur, TermQuery};
 use tantivy::schema::{IndexRecordOption, Term as IndexTerm};
 use tantivy::tokenizer::TextAnalyzer;
 
+/// Entities best first, their scores, and the words snippets look for.
+type Ranked = (Vec<TermId>, HashMap<TermId, f32>, WordMatcher);
+
 /// A text query as a SPARQL pattern states it.
 #[derive(Debug, Clone)]
 pub struct TextRequest {
@@ -182,11 +185,7 @@ impl IndexSearcher<'_> {
     /// The entities of the best `limit` documents of each branch, best first (an entity
     /// matched by several branches keeps its best score), their scores, and the words
     /// snippets look for.
-    fn ranked(
-        &self,
-        request: &TextRequest,
-        limit: usize,
-    ) -> Result<(Vec<TermId>, HashMap<TermId, f32>, WordMatcher), IndexError> {
+    fn ranked(&self, request: &TextRequest, limit: usize) -> Result<Ranked, IndexError> {
         let mut scores: HashMap<TermId, f32> = HashMap::new();
         let mut order = Vec::new();
         let mut snippet_words = WordMatcher::default();
