@@ -1,0 +1,201 @@
+#!/usr/bin/env bash
+# BSBM explore mix with the real BSBM test driver over HTTP, 1 and 4 clients, against
+# `lodestone serve`, Oxigraph's server (`oxigraph serve-read-only`) and Virtuoso 7 (Debian's
+# virtuoso-opensource) on the same data, one system at a time. Prints each run's QMpH and
+# per-query averages (the driver's own lines) and, for lodestone, the server's peak RSS
+# during the mixes next to its memory budget.
+#
+#   bench/bsbm_driver.sh [SYSTEM…]        (default: lodestone oxigraph virtuoso)
+#
+# Environment (defaults in brackets):
+#   DATA    N-Triples file the stores hold [/work/bsbmdata/ds100k.nt]
+#   TD      the driver's parameter folder from the same generator run [/work/bsbmdata/td_data100k]
+#   TOOL    a writable copy of ../shared/tools/bsbm [/work/bsbmdata/tool]
+#   WORK    folder for stores and logs [/tmp/bsbm-driver]
+#   STORE   a lodestone store already holding DATA (else one is loaded into WORK)
+#   OXIGRAPH_STORE, VIRTUOSO_DB  likewise for the others (else loaded into WORK; the loads
+#           take 5–15 minutes each at 35 M triples)
+#   RUNS [500] and WARMUP [50] mixes per run; CLIENTS ["1 4"]
+# Every server runs under `nice -n 10`; nothing is left running at the end.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$PWD
+DATA=${DATA:-/work/bsbmdata/ds100k.nt}
+TD=${TD:-/work/bsbmdata/td_data100k}
+TOOL=${TOOL:-/work/bsbmdata/tool}
+WORK=${WORK:-/tmp/bsbm-driver}
+RUNS=${RUNS:-500}
+WARMUP=${WARMUP:-50}
+CLIENTS=${CLIENTS:-1 4}
+OXIGRAPH=${OXIGRAPH:-/work/bsbmdata/venv/bin/oxigraph}
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$HOME/.cache/lodestone-target}
+systems=${*:-lodestone oxigraph virtuoso}
+mkdir -p "$WORK"
+server_pid=
+# The driver reads the query templates from `queries/` beside it; a copy of the tools
+# without them gets ../shared/data/bsbm/queries.
+if [ ! -d "$TOOL/queries" ]; then
+  rm -rf "$WORK/tool"
+  cp -r "$TOOL" "$WORK/tool"
+  ln -s "$(readlink -f "$repo/../shared/data/bsbm/queries")" "$WORK/tool/queries"
+  TOOL=$WORK/tool
+fi
+
+stop_server() {
+  if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
+    kill "$server_pid"
+    wait "$server_pid" 2>/dev/null || true
+  fi
+  server_pid=
+}
+trap stop_server EXIT
+
+wait_for() { # URL: waits up to 10 minutes for an answer
+  for _ in $(seq 1 600); do
+    curl -sf -o /dev/null "$1" && return 0
+    sleep 1
+  done
+  echo "no answer from $1" >&2
+  return 1
+}
+
+# Peak RSS (KiB) of process $1 until file $2 exists.
+watch_rss() {
+  local peak=0 rss
+  while [ ! -e "$2" ] && kill -0 "$1" 2>/dev/null; do
+    rss=$(awk '/^VmRSS/{print $2}' "/proc/$1/status" 2>/dev/null || echo 0)
+    [ "${rss:-0}" -gt "$peak" ] && peak=$rss
+    sleep 0.5
+  done
+  echo "$peak"
+}
+
+# Runs the driver against endpoint $2 for system $1, once per client count.
+drive() {
+  local system=$1 endpoint=$2 clients log
+  for clients in $CLIENTS; do
+    log=$WORK/$system-mt$clients.log
+    echo "--- $system, $clients client(s), $RUNS mixes after $WARMUP warm-up: $log"
+    local done_flag=$WORK/.done-$system-$clients
+    rm -f "$done_flag"
+    local watcher=
+    if [ "$system" = lodestone ]; then
+      watch_rss "$server_pid" "$done_flag" >"$WORK/$system-mt$clients.rss" &
+      watcher=$!
+    fi
+    local status=0
+    (cd "$TOOL" && ./testdriver -runs "$RUNS" -w "$WARMUP" -mt "$clients" -idir "$TD" \
+      -ucf usecases/explore/sparql.txt -o "$WORK/$system-mt$clients.xml" "$endpoint") >"$log" 2>&1 || status=$?
+    touch "$done_flag"
+    [ -z "$watcher" ] || wait "$watcher"
+    if [ "$status" != 0 ]; then
+      tail -20 "$log"
+      return "$status"
+    fi
+    grep -E "^(Query [0-9]+:|QMpH:|  avg:| *Query|Query mixes)" "$log" | head -60 || tail -40 "$log"
+    grep -E "QMpH" "$log" || true
+    python3 - "$WORK/$system-mt$clients.xml" <<'PY'
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+qmph = root.findtext("./querymix/qmph")
+print(f"QMpH {qmph}")
+for q in root.findall("./queries/query"):
+    n = q.get("nr")
+    avg = q.findtext("aqet")
+    mn, mx = q.findtext("minqet"), q.findtext("maxqet")
+    count = q.findtext("executecount")
+    if count and count != "0":
+        print(f"  Q{n:>2}: avg {float(avg) * 1000:9.2f} ms  min {float(mn) * 1000:8.2f}  max {float(mx) * 1000:9.2f}  ({count} runs)")
+PY
+    if [ "$system" = lodestone ]; then
+      echo "lodestone serve peak RSS during the mixes: $(($(cat "$WORK/$system-mt$clients.rss") / 1024)) MiB"
+    fi
+  done
+}
+
+for system in $systems; do
+  case "$system" in
+  lodestone)
+    cargo build --release -q -p lodestone-server
+    # A copy: the server re-executes itself (allocator settings), which fails if a build
+    # replaces the target folder's binary meanwhile.
+    cp "$CARGO_TARGET_DIR/release/lodestone" "$WORK/lodestone-bin"
+    bin=$WORK/lodestone-bin
+    store=${STORE:-$WORK/lodestone}
+    if [ ! -e "$store" ]; then
+      /usr/bin/time -f "lodestone load: %e s, %M KB max RSS" nice -n 10 "$bin" load --data "$store" "$DATA" | tail -3
+    fi
+    nice -n 10 "$bin" serve --data "$store" --bind 127.0.0.1:7181 --no-sample >"$WORK/lodestone-serve.log" 2>&1 &
+    server_pid=$!
+    wait_for http://127.0.0.1:7181/health
+    curl -s http://127.0.0.1:7181/status | python3 -c 'import json,sys; s=json.load(sys.stdin); print("status:", {k: s[k] for k in s if k in ("quads","memory","block_cache","version")})' || true
+    drive lodestone http://127.0.0.1:7181/sparql
+    stop_server
+    ;;
+  oxigraph)
+    location=${OXIGRAPH_STORE:-$WORK/oxigraph}
+    if [ ! -e "$location" ]; then
+      /usr/bin/time -f "oxigraph load: %e s, %M KB max RSS" nice -n 10 "$OXIGRAPH" load --location "$location" --file "$DATA"
+    fi
+    nice -n 10 "$OXIGRAPH" serve-read-only --location "$location" --bind 127.0.0.1:7182 >"$WORK/oxigraph-serve.log" 2>&1 &
+    server_pid=$!
+    wait_for "http://127.0.0.1:7182/query?query=ASK%7B%7D"
+    drive oxigraph http://127.0.0.1:7182/query
+    stop_server
+    ;;
+  virtuoso)
+    command -v virtuoso-t >/dev/null || { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q virtuoso-opensource; }
+    db=${VIRTUOSO_DB:-$WORK/virtuoso}
+    data_dir=$(dirname "$(readlink -f "$DATA")")
+    fresh=no
+    [ -e "$db/virtuoso.db" ] || fresh=yes
+    mkdir -p "$db"
+    cat >"$db/virtuoso.ini" <<INI
+[Database]
+DatabaseFile = $db/virtuoso.db
+ErrorLogFile = $db/virtuoso.log
+LockFile = $db/virtuoso.lck
+TransactionFile = $db/virtuoso.trx
+xa_persistent_file = $db/virtuoso.pxa
+[TempDatabase]
+DatabaseFile = $db/virtuoso-temp.db
+TransactionFile = $db/virtuoso-temp.trx
+[Parameters]
+ServerPort = 1112
+NumberOfBuffers = 340000
+MaxDirtyBuffers = 250000
+DirsAllowed = ., $data_dir, /usr/share/virtuoso-opensource-7/vad
+ThreadsPerQuery = 2
+MaxQueryMem = 2G
+[HTTPServer]
+ServerPort = 8891
+ServerRoot = /var/lib/virtuoso-opensource-7/vsp
+MaxClientConnections = 8
+[SPARQL]
+ResultSetMaxRows = 100000
+MaxQueryExecutionTime = 60
+INI
+    cd "$db"
+    nice -n 10 virtuoso-t +foreground +configfile "$db/virtuoso.ini" >"$WORK/virtuoso-serve.log" 2>&1 &
+    server_pid=$!
+    cd "$repo"
+    wait_for "http://127.0.0.1:8891/sparql?query=ASK%7B%7D"
+    if [ "$fresh" = yes ]; then
+      start=$(date +%s)
+      isql-vt 1112 dba dba exec="ld_dir('$data_dir', '$(basename "$DATA")', 'http://bsbm.example/');"
+      isql-vt 1112 dba dba exec="rdf_loader_run();"
+      isql-vt 1112 dba dba exec="checkpoint;"
+      echo "virtuoso load: $(($(date +%s) - start)) s"
+    fi
+    isql-vt 1112 dba dba exec="SPARQL SELECT COUNT(*) WHERE { ?s ?p ?o };" | grep -E '^[0-9]+' || true
+    drive virtuoso http://127.0.0.1:8891/sparql
+    isql-vt 1112 dba dba exec="shutdown;" >/dev/null 2>&1 || true
+    stop_server
+    ;;
+  *)
+    echo "unknown system $system (lodestone, oxigraph, virtuoso)" >&2
+    exit 2
+    ;;
+  esac
+done
+cd "$repo"
