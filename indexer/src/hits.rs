@@ -17,15 +17,15 @@ use crate::query::{QueryPart, UserQuery};
 use crate::search::IndexSearcher;
 use crate::snippet::{best_snippet, within_one_edit, Snippet, WordMatcher};
 use lodestone_store::model::{Literal, Term};
-use lodestone_store::{Reader, TermId};
+use lodestone_store::{Reader, TermId, TermKind};
 use std::collections::HashMap;
 use tantivy::collector::{Count, TopDocs};
-use tantivy::query::{BooleanQuery, Occur, TermQuery};
+use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
 use tantivy::schema::{IndexRecordOption, Term as IndexTerm};
 use tantivy::tokenizer::TextAnalyzer;
 
-/// Entities best first, their scores, and the words snippets look for.
-type Ranked = (Vec<TermId>, HashMap<TermId, f32>, WordMatcher);
+/// Entities best first and their scores.
+pub(crate) type Ranked = (Vec<TermId>, HashMap<TermId, f32>);
 
 /// A text query as a SPARQL pattern states it.
 #[derive(Debug, Clone)]
@@ -68,12 +68,33 @@ impl IndexSearcher<'_> {
     /// How many index documents match a text request: read from the index alone, before
     /// anything is fetched (entities deleted since the last index commit still count).
     pub fn count_text(&self, request: &TextRequest) -> Result<usize, IndexError> {
+        let (queries, _) = self.text_queries(request)?;
+        self.count(&queries)
+    }
+
+    /// The documents the queries of a request's branches match, summed.
+    pub(crate) fn count(&self, queries: &[Box<dyn Query>]) -> Result<usize, IndexError> {
         let mut total = 0usize;
-        for branch in &request.branches {
-            let (query, _) = self.text_query(branch, &request.langs)?;
-            total = total.saturating_add(self.searcher.search(&query, &Count)?);
+        for query in queries {
+            total = total.saturating_add(self.searcher.search(query.as_ref(), &Count)?);
         }
         Ok(total)
+    }
+
+    /// The tantivy query of each branch of a request, and the words snippets look for.
+    fn text_queries(
+        &self,
+        request: &TextRequest,
+    ) -> Result<(Vec<Box<dyn Query>>, WordMatcher), IndexError> {
+        let mut queries = Vec::with_capacity(request.branches.len());
+        let mut snippet_words = WordMatcher::default();
+        for branch in &request.branches {
+            let (query, matcher) = self.text_query(branch, &request.langs)?;
+            snippet_words.words.extend(matcher.words);
+            snippet_words.prefixes.extend(matcher.prefixes);
+            queries.push(query);
+        }
+        Ok((queries, snippet_words))
     }
 
     /// The entities matching a text request, best first, read from `reader`: of the best
@@ -87,7 +108,8 @@ impl IndexSearcher<'_> {
         (limit, keep): (usize, usize),
         detail: HitDetail,
     ) -> Result<Vec<TextHit>, IndexError> {
-        let (order, scores, snippet_words) = self.ranked(request, limit)?;
+        let (queries, snippet_words) = self.text_queries(request)?;
+        let (order, scores) = self.ranked(&queries, limit)?;
         let mut matchers = request
             .branches
             .iter()
@@ -159,42 +181,45 @@ impl IndexSearcher<'_> {
         Ok(hits)
     }
 
-    /// The IRIs of the entities matching a text request, best first, of the best `limit`
-    /// documents of each branch; without reading their text or checking that the snapshot
+    /// The entities matching a text request, best first, of the best `limit` documents of
+    /// each branch; without reading their IRIs, their text, or checking that the snapshot
     /// still holds them (for callers that join the entities' triples next, which drops those
-    /// it no longer holds). `reader` is told each IRI's id ([`Reader::remember_ids`]), so that
-    /// a query given them as a table does not look them up again.
+    /// it no longer holds). Each is a stand-in of its IRI ([`Reader::stand_in`]), which a
+    /// query evaluated over `reader` takes as that entity: only the IRIs of the rows a query
+    /// returns are ever read, not those of every hit.
     pub fn text_entities(
         &self,
         reader: &Reader<'_>,
         request: &TextRequest,
         limit: usize,
     ) -> Result<Vec<Term>, IndexError> {
-        let (order, _, _) = self.ranked(request, limit)?;
-        let mut out = Vec::with_capacity(order.len());
-        for id in order {
-            let term = reader.term(id)?;
-            if matches!(term, Term::NamedNode(_)) {
-                reader.remember_ids([(id, &term)]);
-                out.push(term);
-            }
-        }
-        Ok(out)
+        let (queries, _) = self.text_queries(request)?;
+        let (order, _) = self.ranked(&queries, limit)?;
+        Ok(self.entity_terms(reader, order))
     }
 
-    /// The entities of the best `limit` documents of each branch, best first (an entity
-    /// matched by several branches keeps its best score), their scores, and the words
-    /// snippets look for.
-    fn ranked(&self, request: &TextRequest, limit: usize) -> Result<Ranked, IndexError> {
+    /// Stand-ins of the IRIs of entities, in the order given (documents are only made for
+    /// IRIs; any other id is dropped).
+    pub(crate) fn entity_terms(&self, reader: &Reader<'_>, order: Vec<TermId>) -> Vec<Term> {
+        order
+            .into_iter()
+            .filter(|id| id.kind() == TermKind::Iri)
+            .map(|id| reader.stand_in(id).into())
+            .collect()
+    }
+
+    /// The entities of the best `limit` documents of each branch's query, best first (an
+    /// entity matched by several branches keeps its best score), and their scores.
+    pub(crate) fn ranked(
+        &self,
+        queries: &[Box<dyn Query>],
+        limit: usize,
+    ) -> Result<Ranked, IndexError> {
         let mut scores: HashMap<TermId, f32> = HashMap::new();
         let mut order = Vec::new();
-        let mut snippet_words = WordMatcher::default();
-        for branch in &request.branches {
-            let (query, matcher) = self.text_query(branch, &request.langs)?;
-            snippet_words.words.extend(matcher.words);
-            snippet_words.prefixes.extend(matcher.prefixes);
+        for query in queries {
             let top = self.searcher.search(
-                &query,
+                query.as_ref(),
                 &TopDocs::with_limit(limit.max(1)).tweak_score(self.rank_tweak()),
             )?;
             for (score, address) in top {
@@ -208,7 +233,7 @@ impl IndexSearcher<'_> {
         }
         // Best first; an equal score keeps the index's order (that of `/api/search`).
         order.sort_by(|a, b| scores[b].total_cmp(&scores[a]));
-        Ok((order, scores, snippet_words))
+        Ok((order, scores))
     }
 
     /// Whether the words match the entity with this IRI (what `/api/search` would say), for

@@ -452,7 +452,7 @@ impl<'a> IndexSearcher<'a> {
             .unwrap_or_else(|| crate::analysis::folding_analyzer(&self.settings.stop_words))
     }
 
-    fn term_query(&self, field: Field, text: &str) -> Box<dyn Query> {
+    pub(crate) fn term_query(&self, field: Field, text: &str) -> Box<dyn Query> {
         Box::new(TermQuery::new(
             IndexTerm::from_field_text(field, text),
             IndexRecordOption::WithFreqs,
@@ -669,7 +669,7 @@ fn const_score(query: Box<dyn Query>, score: f32) -> Box<dyn Query> {
 }
 
 /// The smallest string greater than every string starting with `prefix` (`None`: none).
-fn prefix_successor(prefix: &str) -> Option<String> {
+pub(crate) fn prefix_successor(prefix: &str) -> Option<String> {
     let mut chars: Vec<char> = prefix.chars().collect();
     while let Some(last) = chars.pop() {
         if let Some(next) = char::from_u32(u32::from(last) + 1) {

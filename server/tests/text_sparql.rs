@@ -594,3 +594,52 @@ fn the_rest_of_the_pattern_starts_from_each_hit_not_from_a_join_of_its_own() {
         "{found:?}"
     );
 }
+
+#[test]
+fn a_literal_held_by_a_label_property_is_searched_in_labels_with_the_rows_of_the_filter() {
+    // Words in labels (tagged and not) and in comments: the label-only search must give the
+    // rows of the filter path (a cap of one hit sends every word there).
+    let label = "<http://www.w3.org/2000/01/rdf-schema#label>";
+    let comment = "<http://www.w3.org/2000/01/rdf-schema#comment>";
+    let a = "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <http://ex/Product>";
+    let mut quads = format!(
+        "<http://ex/a> {label} \"Running shoes\"@en .\n<http://ex/a> {a} .\n\
+         <http://ex/b> {label} \"Blue box\" .\n<http://ex/b> {comment} \"running late\"@en .\n<http://ex/b> {a} .\n\
+         <http://ex/c> {label} \"runs\" .\n<http://ex/d> {label} \"Dying star\"@en .\n\
+         <http://ex/e> {label} \"Gardenn party\" .\n<http://ex/e> {a} .\n"
+    );
+    for n in 0..30 {
+        quads.push_str(&format!(
+            "<http://ex/t{n}> {label} \"thing {n}\" .\n<http://ex/t{n}> {comment} \"run fast, shoes\"@en .\n"
+        ));
+    }
+    let open = Server::with_quads(&quads);
+    let capped = Server::with_quads_and(&quads, ServerSettings::default().with_max_text_hits(1));
+    let expected: [(&str, &[&str]); 8] = [
+        ("run", &["http://ex/a"]),
+        ("die", &["http://ex/d"]),
+        ("garden", &["http://ex/e"]),
+        ("sho*", &["http://ex/a"]),
+        ("'running shoes'", &["http://ex/a"]),
+        ("late", &[]),
+        ("fast", &[]),
+        ("thing", &["http://ex/t0"]),
+    ];
+    for (words, entities) in expected {
+        for class in ["", "?p a <http://ex/Product> ."] {
+            let query = format!(
+                "SELECT ?p ?l WHERE {{ {class} ?p {label} ?l . ?l bif:contains {} }} ORDER BY ?p LIMIT 1",
+                string(words)
+            );
+            let rows = open.rows(&query, &["p", "l"]);
+            assert_eq!(rows, capped.rows(&query, &["p", "l"]), "{query}");
+            let found: Vec<&str> = rows.iter().map(|r| r[0].as_str()).collect();
+            let want: Vec<&str> = entities
+                .iter()
+                .copied()
+                .filter(|e| class.is_empty() || ["http://ex/a", "http://ex/e"].contains(e))
+                .collect();
+            assert_eq!(found, want, "{query}");
+        }
+    }
+}

@@ -6,7 +6,9 @@ use super::order;
 use super::patterns::{Level, TextPattern};
 use super::LODESTONE;
 use crate::error::ApiError;
-use lodestone_indexer::{HitDetail, IndexError, IndexSearcher, TextIndex, TextRequest, UserQuery};
+use lodestone_indexer::{
+    HitDetail, IndexError, IndexSearcher, LabelSearch, TextIndex, TextRequest, UserQuery,
+};
 use lodestone_store::sparql::CustomFunction;
 use lodestone_store::Reader;
 use oxrdf::{Literal, NamedNode, Term, Variable};
@@ -89,6 +91,16 @@ impl<'i, 'r, 'db> Planner<'i, 'r, 'db> {
         let mut bound = Vec::new();
         for pattern in found {
             let request = self.request(&searcher, &pattern)?;
+            let streamed = pattern.level == Level::Literal
+                && pattern.score.is_none()
+                && pattern.min_score.is_none()
+                && self.graph.is_none();
+            // A streamed literal that must be a label: its hits are searched in labels only.
+            let via = held_through(&rest, &pattern.subject);
+            let in_labels = match &via {
+                Some(property) if streamed => self.label_property(&searcher, property)?,
+                _ => false,
+            };
             let bound_by_rest = match &pattern.subject {
                 TermPattern::Variable(v) => rest.iter().any(|t| mentions(t, v)),
                 _ => false,
@@ -102,16 +114,21 @@ impl<'i, 'r, 'db> Planner<'i, 'r, 'db> {
                 && bound_by_rest
                 // Inside GRAPH, the rest binds a literal in the graph; an entity, not its literal.
                 && (self.graph.is_none() || pattern.level == Level::Literal);
-            if only_filters && searcher.count_text(&request).map_err(index_error)? > self.max_hits {
+            let labels = match in_labels {
+                true => searcher.label_search(&request).map_err(index_error)?,
+                false => None,
+            };
+            let count = match &labels {
+                Some(search) => searcher.count_labels(search).map_err(index_error)?,
+                None if only_filters => searcher.count_text(&request).map_err(index_error)?,
+                None => 0,
+            };
+            if only_filters && count > self.max_hits {
                 filters.push(self.filter(index, &pattern, request));
-            } else if pattern.level == Level::Literal
-                && pattern.score.is_none()
-                && pattern.min_score.is_none()
-                && self.graph.is_none()
-            {
+            } else if streamed {
                 bound.extend(table_variables(&pattern));
-                let via = held_through(&rest, &pattern.subject);
-                tables.push(self.literal_stream(index, &searcher, &pattern, request, via)?);
+                let stream = Stream { via, labels };
+                tables.push(self.literal_stream(index, &searcher, &pattern, request, stream)?);
             } else {
                 bound.extend(table_variables(&pattern));
                 let rows_in = match &self.graph {
@@ -166,18 +183,22 @@ impl<'i, 'r, 'db> Planner<'i, 'r, 'db> {
     /// only the hits' values of that property are read (`?s <via> ?literal`): every IRI
     /// holding such a literal with it is a hit (its document holds all its text literals), and
     /// the hits' other literals — a review's long text, for a word in product labels — are
-    /// not read and tested at all.
+    /// not read and tested at all. When that property is a label property, the hits are
+    /// searched in the index's label fields only (`labels`): an entity whose label contains
+    /// the words has them among its label words.
     fn literal_stream(
         &mut self,
         index: &Arc<TextIndex>,
         searcher: &IndexSearcher<'_>,
         pattern: &TextPattern,
         request: TextRequest,
-        via: Option<NamedNode>,
+        Stream { via, labels }: Stream,
     ) -> Result<GraphPattern, ApiError> {
-        let hits = searcher
-            .text_entities(self.reader, &request, self.max_hits)
-            .map_err(index_error)?;
+        let hits = match &labels {
+            Some(search) => searcher.label_entities(self.reader, search, self.max_hits),
+            None => searcher.text_entities(self.reader, &request, self.max_hits),
+        }
+        .map_err(index_error)?;
         let n = self.functions.len();
         let entity = Variable::new_unchecked(format!("lodestone_text_entity{n}"));
         let property = Variable::new_unchecked(format!("lodestone_text_property{n}"));
@@ -215,6 +236,24 @@ impl<'i, 'r, 'db> Planner<'i, 'r, 'db> {
                 variables,
             }),
         })
+    }
+
+    /// Whether the index takes the literals of `property` as labels.
+    fn label_property(
+        &self,
+        searcher: &IndexSearcher<'_>,
+        property: &NamedNode,
+    ) -> Result<bool, ApiError> {
+        let id = self
+            .reader
+            .term_id(property.as_ref().into())
+            .map_err(|e| ApiError::Internal(e.to_string()))?;
+        match id {
+            Some(id) => searcher
+                .is_label_property(self.reader, id)
+                .map_err(index_error),
+            None => Ok(false),
+        }
     }
 
     /// What ties a hit to the graph a `GRAPH` group is evaluated in: a triple there with the
@@ -327,6 +366,14 @@ impl<'i, 'r, 'db> Planner<'i, 'r, 'db> {
         };
         Expression::FunctionCall(Function::Custom(name), vec![subject])
     }
+}
+
+/// How a literal stream reads its hits' literals (see [`Planner::literal_stream`]).
+struct Stream {
+    /// The property the rest requires the literal to be a value of.
+    via: Option<NamedNode>,
+    /// The search in labels only, when `via` is a label property.
+    labels: Option<LabelSearch>,
 }
 
 /// The variables of a pattern that its table binds and the rest may join on: its subject

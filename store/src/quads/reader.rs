@@ -11,11 +11,14 @@ use crate::kv::{meta_key, permutation_table, Table, QUAD_PREFIX_LEN};
 use crate::quads::layout::GraphLayout;
 use crate::quads::overlay::Overlay;
 use crate::stats::{decode_u64, term_graph_key, StoreCounts, TermGraphUsage, TermUsage};
-use oxrdf::{GraphNameRef, Quad, Term, TermRef};
+use oxrdf::{GraphNameRef, NamedNode, Quad, Term, TermRef};
 use rocksdb::{ColumnFamily, DBRawIterator, ReadOptions, Snapshot, DB};
 use rustc_hash::FxHashMap;
 use std::cell::RefCell;
 use std::sync::Arc;
+
+/// The namespace of [`Reader::stand_in`]'s IRIs.
+const STAND_IN: &str = "urn:lodestone:id:";
 
 /// Decoded terms kept per reader; cleared when it grows past this many.
 const DECODE_CACHE_LIMIT: usize = 200_000;
@@ -363,6 +366,19 @@ impl<'a> Reader<'a> {
             encode_term_bytes(term.as_ref(), &mut bytes);
             cache.known_ids.insert(bytes, id);
         }
+    }
+
+    /// A stand-in for the stored IRI with this id, which [`Reader::term_id`] answers with the
+    /// id without reading anything, so that a query given many terms found by id (the text
+    /// index's hits, as a `VALUES` table) is encoded without reading each IRI first: only the
+    /// IRIs of the rows it returns are read, since an evaluated id is shown as its real term.
+    /// Valid for this reader only; IRIs under `urn:lodestone:id:` are reserved for stand-ins.
+    pub fn stand_in(&self, id: TermId) -> NamedNode {
+        let node = NamedNode::new_unchecked(format!("{STAND_IN}{}", id.as_u64()));
+        let mut bytes = Vec::new();
+        encode_term_bytes(node.as_ref().into(), &mut bytes);
+        self.cache.borrow_mut().known_ids.insert(bytes, id);
+        node
     }
 
     pub(crate) fn dictionary_lookup(&self, bytes: &[u8]) -> Result<Option<TermId>, StoreError> {

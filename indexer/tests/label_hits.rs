@@ -1,0 +1,115 @@
+//! Text hits searched in labels only (SPARQL text patterns held by a label property).
+
+#![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)] // test code: a panic is the failure report
+
+use lodestone_indexer::{IndexSettings, TextIndex, TextRequest};
+use lodestone_store::model::{GraphNameRef, LiteralRef, NamedNodeRef, QuadRef, Term};
+use lodestone_store::{Reader, Store, StoreOptions};
+
+const LABEL: &str = "http://www.w3.org/2000/01/rdf-schema#label";
+const COMMENT: &str = "http://www.w3.org/2000/01/rdf-schema#comment";
+
+fn iri(s: &str) -> NamedNodeRef<'_> {
+    NamedNodeRef::new(s).expect("valid IRI")
+}
+
+/// A store of (subject, property, text, language) literals and its built index.
+fn indexed(literals: &[(&str, &str, &str, &str)]) -> (tempfile::TempDir, Store, TextIndex) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let store = Store::open(dir.path().join("store"), StoreOptions::default()).expect("store");
+    let mut tx = store.transaction().expect("transaction");
+    for (subject, property, text, lang) in literals {
+        let literal = match *lang {
+            "" => LiteralRef::new_simple_literal(text),
+            lang => LiteralRef::new_language_tagged_literal_unchecked(text, lang),
+        };
+        let subject = format!("http://example.org/{subject}");
+        tx.insert(QuadRef::new(
+            iri(&subject),
+            iri(property),
+            literal,
+            GraphNameRef::DefaultGraph,
+        ))
+        .expect("insert");
+    }
+    tx.commit().expect("commit");
+    let index =
+        TextIndex::open(dir.path().join("text-index"), IndexSettings::default()).expect("open");
+    index.catch_up(&store).expect("build");
+    (dir, store, index)
+}
+
+/// The local names of the entities a list of stand-ins stands for.
+fn names(reader: &Reader<'_>, terms: Vec<Term>) -> Vec<String> {
+    let mut out: Vec<String> = terms
+        .into_iter()
+        .map(|t| {
+            let id = reader
+                .term_id(t.as_ref())
+                .expect("read")
+                .expect("a stand-in");
+            match reader.term(id).expect("read") {
+                Term::NamedNode(n) => n.as_str().trim_start_matches("http://example.org/").into(),
+                other => other.to_string(),
+            }
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn label_hits_are_the_entities_whose_labels_match_stems_typos_and_prefixes_included() {
+    let (_dir, store, index) = indexed(&[
+        ("shoes", LABEL, "Running shoes", "en"),
+        ("late", LABEL, "Blue box", ""),
+        ("late", COMMENT, "running late, run", "en"),
+        ("star", LABEL, "Dying star", "en"),
+        ("typo", LABEL, "Gardenn party", ""),
+        ("plain", LABEL, "runs", ""),
+    ]);
+    let searcher = index.searcher();
+    let reader = store.reader();
+    let request = |words: &str, langs: &[&str]| TextRequest {
+        branches: vec![searcher.parse(words).expect("query")],
+        langs: langs.iter().map(|l| (*l).to_owned()).collect(),
+        property: None,
+    };
+    let search = |words: &str, langs: &[&str]| searcher.label_search(&request(words, langs));
+    let labelled = |words: &str| {
+        let found = search(words, &[]).expect("search").expect("a label search");
+        names(
+            &reader,
+            searcher
+                .label_entities(&reader, &found, 100)
+                .expect("search"),
+        )
+    };
+    // "run": a tagged label by its stem, an untagged one whose word stems alike (a superset:
+    // the literal test decides); the comment's entity, which the whole text matches, not.
+    assert_eq!(labelled("run"), ["plain", "shoes"]);
+    let run = search("run", &[]).expect("search").expect("a label search");
+    assert_eq!(searcher.count_labels(&run).expect("count"), 2);
+    assert_eq!(searcher.count_text(&request("run", &[])).expect("count"), 2);
+    // English's exception: "dying" stems to "die".
+    assert_eq!(labelled("die"), ["star"]);
+    // One typo in a word of 5+ letters, a prefix, a phrase.
+    assert_eq!(labelled("garden"), ["typo"]);
+    assert_eq!(labelled("sho*"), ["shoes"]);
+    assert_eq!(labelled("\"running shoes\""), ["shoes"]);
+    assert!(labelled("late").is_empty());
+    // Stems in another language: no label-only search.
+    assert!(search("run", &["de"]).expect("search").is_none());
+    let label = reader
+        .term_id(iri(LABEL).into())
+        .expect("read")
+        .expect("id");
+    let comment = reader
+        .term_id(iri(COMMENT).into())
+        .expect("read")
+        .expect("id");
+    assert!(searcher.is_label_property(&reader, label).expect("label"));
+    assert!(!searcher
+        .is_label_property(&reader, comment)
+        .expect("comment"));
+}
