@@ -28,17 +28,30 @@ fn is_recordable(name: &str, namespace: &str) -> bool {
         && oxiri::Iri::parse(namespace).is_ok()
 }
 
-/// Records `(name, namespace)` declarations; returns how many were recorded.
+/// The declarations worth recording, one per name (the latest), sorted by name: the entries
+/// of the `prefixes` table they make.
+pub(crate) fn entries(declarations: &[(String, String)]) -> Vec<(&str, &str)> {
+    let mut latest: Vec<(&str, &str)> = Vec::new();
+    for (name, namespace) in declarations.iter().rev() {
+        if is_recordable(name, namespace) {
+            latest.push((name, namespace));
+        }
+    }
+    // Stable: of equal names, the latest declaration (first after the reversal) stays.
+    latest.sort_by_key(|(name, _)| *name);
+    latest.dedup_by_key(|(name, _)| *name);
+    latest
+}
+
+/// Records `(name, namespace)` declarations; returns how many names were recorded.
 pub(crate) fn record(
     database: &Database,
     declarations: &[(String, String)],
 ) -> Result<usize, StoreError> {
     let cf = database.cf(Table::Prefixes);
     let mut batch = WriteBatch::default();
-    for (name, namespace) in declarations {
-        if is_recordable(name, namespace) {
-            batch.put_cf(cf, name.as_bytes(), namespace.as_bytes());
-        }
+    for (name, namespace) in entries(declarations) {
+        batch.put_cf(cf, name.as_bytes(), namespace.as_bytes());
     }
     let recorded = batch.len();
     if recorded > 0 {
@@ -76,5 +89,28 @@ mod tests {
         assert!(!is_recordable("a b", "http://example.org/"));
         assert!(!is_recordable("ex", "not an iri"));
         assert!(!is_recordable(&"x".repeat(65), "http://example.org/"));
+    }
+
+    #[test]
+    fn the_latest_declaration_of_a_name_wins() {
+        let declared = |pairs: &[(&str, &str)]| -> Vec<(String, String)> {
+            pairs
+                .iter()
+                .map(|(n, i)| ((*n).to_owned(), (*i).to_owned()))
+                .collect()
+        };
+        let declarations = declared(&[
+            ("ex", "http://example.org/one/"),
+            ("b", "http://example.org/b/"),
+            ("ex", "http://example.org/two/"),
+            ("bad name", "http://example.org/c/"),
+        ]);
+        assert_eq!(
+            entries(&declarations),
+            [
+                ("b", "http://example.org/b/"),
+                ("ex", "http://example.org/two/")
+            ]
+        );
     }
 }

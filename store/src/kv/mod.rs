@@ -4,7 +4,8 @@ mod disk;
 mod tables;
 
 pub(crate) use disk::{
-    ingest_options, open_db, open_staging_db, quiet_perf_counters, QUAD_PREFIX_LEN,
+    chunk_file_options, ingest_options, open_db, open_merge_db, open_staging_db,
+    quiet_perf_counters, target_file_bytes, QUAD_PREFIX_LEN,
 };
 pub use disk::{CacheStats, IndexUsage, StoreOptions};
 pub(crate) use tables::permutation_table;

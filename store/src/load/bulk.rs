@@ -18,6 +18,7 @@ use super::{read_quads, Input, ParseOptions, RdfFormat, ReadError, REPORTED_ERRO
 use crate::database::{Database, WriterState};
 use crate::encoding::EncodedQuad;
 use crate::error::StoreError;
+use crate::kv::Table;
 use oxrdf::Quad;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::sync_channel;
@@ -72,8 +73,8 @@ pub struct LoadReport {
     pub waiting: Duration,
     /// Time of the final ingest into the store.
     pub ingesting: Duration,
-    /// Prefix declarations of the inputs recorded for the prefix table (see
-    /// `Store::record_prefixes`), after the load's quads were in.
+    /// Prefix names the inputs declared, recorded for the prefix table (see
+    /// `Store::record_prefixes`) in the same ingest as the load's quads.
     pub prefixes_recorded: usize,
 }
 
@@ -140,8 +141,8 @@ impl<'a> BulkLoader<'a> {
 
     /// Loads every input; either all of them are committed or, on error, none. A process
     /// killed during the load leaves none of it, or all of it once the final ingest has
-    /// begun (the next open finishes that ingest). The prefixes the inputs declare are
-    /// recorded right after their quads are in (see [`LoadReport::prefixes_recorded`]).
+    /// begun (the next open finishes that ingest). The prefixes the inputs declare go in
+    /// with their quads (see [`LoadReport::prefixes_recorded`]).
     pub fn load(&self, inputs: &[Input]) -> Result<LoadReport, StoreError> {
         let start = Instant::now();
         let mut state = self.database.lock_writer();
@@ -236,23 +237,27 @@ impl<'a> BulkLoader<'a> {
             }
             self.report_progress(&report, &bytes_read, bytes_total, start, "writing");
             let (files, after, timings) = chunks.finish()?;
+            // In input order, so that the last file's declaration of a name wins.
+            let prefixes = crate::prefixes::entries(&declared);
+            report.prefixes_recorded = prefixes.len();
             report.quads_added = after.quad_count - state.quad_count;
             report.chunks = timings.chunks;
             report.resolving = timings.resolving;
             report.writing = timings.writing;
             report.waiting = timings.waiting;
             if after.sequence != state.sequence {
+                files.write(Table::Prefixes, prefixes)?;
                 self.report_progress(&report, &bytes_read, bytes_total, start, "ingesting");
                 let ingest_start = Instant::now();
                 files.commit(self.database, &after)?;
                 report.ingesting = ingest_start.elapsed();
+            } else {
+                // Nothing new to ingest; the declarations are a write of their own.
+                crate::prefixes::record(self.database, &declared)?;
             }
             Ok(after)
         })?;
         *state = after;
-        // Only once the load is in: a failed load records nothing. In input order, so the
-        // last file's declaration of a name wins.
-        report.prefixes_recorded = crate::prefixes::record(self.database, &declared)?;
         report.elapsed = start.elapsed();
         self.report_progress(&report, &bytes_read, bytes_total, start, "done");
         Ok(report)

@@ -53,6 +53,9 @@ impl<'a> ChunkWriter<'a> {
         stage: bool,
     ) -> Result<u64, StoreError> {
         let database = self.database;
+        if stage {
+            batch.expect_several_chunks();
+        }
         let new_terms = std::mem::take(&mut chunk.new_terms);
         let EncodedChunk {
             ref mut quads,

@@ -12,11 +12,12 @@
 //! after the record is written, the next open ingests the whole folder again and finishes the
 //! load; if it dies before, the folder is just deleted and the store never saw the load.
 
+use super::merge::{merge_tables, TableFile};
 use super::staging::Staging;
 use crate::database::{Database, WriterState};
 use crate::encoding::{EncodedQuad, TermId};
 use crate::error::{CorruptionError, StoreError};
-use crate::kv::{ingest_options, meta_key, StoreOptions, Table};
+use crate::kv::{chunk_file_options, ingest_options, meta_key, StoreOptions, Table};
 use crate::quads::distinct::LoadedQuads;
 use crate::stats::encode_u64;
 use rocksdb::{IngestExternalFileOptions, SstFileWriter, WriteBatch};
@@ -44,6 +45,9 @@ pub(crate) struct IngestBatch {
     staged_below: usize,
     /// Set once the folder is recorded in `meta`: from then on the next open needs it.
     recorded: bool,
+    /// Whether the load writes more than one chunk: its files are then merged per table at
+    /// the end (see `merge`).
+    several_chunks: bool,
     store_options: StoreOptions,
     /// The load's new quads, for the distinct counts.
     loaded: LoadedQuads,
@@ -69,6 +73,7 @@ impl IngestBatch {
             next_file: AtomicUsize::new(0),
             staged_below: 0,
             recorded: false,
+            several_chunks: false,
             store_options: database.options().clone(),
             loaded: LoadedQuads::new(state),
         })
@@ -77,6 +82,12 @@ impl IngestBatch {
     /// Notes a chunk's new quads (see `LoadedQuads::note`).
     pub(crate) fn note_added(&mut self, quads: &[EncodedQuad], rdf_type: Option<TermId>) {
         self.loaded.note(quads, rdf_type);
+    }
+
+    /// Says that more chunks follow the one being written, before any of its files: the
+    /// chunks' files are then written to be merged (see `merge`).
+    pub(crate) fn expect_several_chunks(&mut self) {
+        self.several_chunks = true;
     }
 
     /// Writes one SST file for `table`; `entries` must be in strictly increasing key order.
@@ -88,7 +99,11 @@ impl IngestBatch {
     ) -> Result<(), StoreError> {
         let index = self.next_file.fetch_add(1, Ordering::Relaxed);
         let path = self.dir.join(format!("{index:03}-{}.sst", table.name()));
-        let options = ingest_options(table, &self.store_options)?;
+        let options = if self.several_chunks {
+            chunk_file_options(table, &self.store_options)?
+        } else {
+            ingest_options(table, &self.store_options)?
+        };
         let mut writer = SstFileWriter::create(&options);
         writer.open(&path)?;
         let mut any = false;
@@ -141,10 +156,22 @@ impl IngestBatch {
         self.staging = None;
         let mut files = std::mem::take(self.files.get_mut().unwrap_or_else(|e| e.into_inner()));
         files.sort_unstable_by_key(|(index, _, _)| *index);
+        let mut files: Vec<TableFile> = files
+            .into_iter()
+            .map(|(_, table, path)| TableFile { table, path })
+            .collect();
+        if self.several_chunks {
+            // The staged copies are read no more; their disk goes to the merge.
+            let staging = self.dir.join(STAGING);
+            if staging.exists() {
+                fs::remove_dir_all(staging)?;
+            }
+            files = merge_tables(&self.dir, files, &self.store_options)?;
+        }
         let manifest = Manifest {
             state: state.clone(),
             last_commit_ms: now_ms(),
-            files: files.into_iter().map(|(_, t, p)| (t, p)).collect(),
+            files: files.into_iter().map(|f| (f.table, f.path)).collect(),
         };
         manifest.write(&self.dir)?;
         // The folder's entries too, before the record that makes the next open need them.
@@ -298,16 +325,24 @@ fn apply(database: &Database, dir: &Path, manifest: &Manifest) -> Result<(), Sto
     write_counters(database, dir, manifest)
 }
 
+/// Ingests the manifest's files in order. Consecutive files of one table do not overlap
+/// (they come from one merge, see `merge`) and go in together, so that a table the load
+/// filled from empty gets them all in its last level.
 fn ingest_files(database: &Database, manifest: &Manifest) -> Result<(), StoreError> {
     let db = database.db();
-    for (table, path) in &manifest.files {
+    let mut rest = manifest.files.as_slice();
+    while let Some((table, _)) = rest.first() {
+        let together = rest.iter().take_while(|(t, _)| t == table).count();
+        let (group, after) = rest.split_at(together);
+        rest = after;
         let mut options = IngestExternalFileOptions::default();
         // Copy, do not move (a move links the file in and deletes this name): the folder must
         // stay complete until the counters are written, so that a crash in between can ingest
         // it again.
         options.set_move_files(false);
+        let paths: Vec<&PathBuf> = group.iter().map(|(_, path)| path).collect();
         let outcome = db
-            .ingest_external_file_cf_opts(database.cf(*table), &options, vec![path])
+            .ingest_external_file_cf_opts(database.cf(*table), &options, paths)
             .map_err(StoreError::from);
         database.note_write(&outcome);
         outcome?;
@@ -466,5 +501,63 @@ mod tests {
             assert!(!text.contains("filter block size=0;"), "{table:?}: {text}");
         }
         assert!(properties(Table::Posg).contains("filter block size=0;"));
+    }
+
+    #[test]
+    fn a_load_of_several_chunks_leaves_each_table_in_its_last_level() {
+        use crate::load::{BulkLoader, Input};
+        let dir = tempfile::tempdir().expect("temporary folder");
+        let data = dir.path().join("data.nt");
+        let mut text = String::new();
+        // A chunk ends between the parser's batches of 16,384 quads.
+        for i in 0..50_000 {
+            // Every chunk adds to the same predicates, objects and counters.
+            text.push_str(&format!(
+                "<http://e/s{i}> <http://e/p{}> <http://e/o{}> .\n",
+                i % 3,
+                i % 7
+            ));
+        }
+        fs::write(&data, text).expect("write");
+        let database =
+            Database::open(&dir.path().join("store"), StoreOptions::default()).expect("open");
+        let report = BulkLoader::on(&database)
+            .with_chunk_quads(1_000)
+            .load(&[Input::File(data)])
+            .expect("bulk load");
+        assert!(report.chunks >= 3, "{} chunks", report.chunks);
+        let files_at = |table: Table, level: usize| -> u64 {
+            database
+                .db()
+                .property_int_value_cf(
+                    database.cf(table),
+                    &format!("rocksdb.num-files-at-level{level}"),
+                )
+                .expect("property")
+                .unwrap_or_default()
+        };
+        // Ingested one by one, the chunks' overlapping files would sit in level 0 (fewer
+        // than the four files that start a compaction) and LZ4-compressed above the last
+        // level once compacted.
+        for table in [
+            Table::Spog,
+            Table::Posg,
+            Table::Ospg,
+            Table::TermStats,
+            Table::TermToId,
+        ] {
+            assert!(files_at(table, 6) > 0, "{table:?} has no file in level 6");
+            for level in 0..6 {
+                assert_eq!(files_at(table, level), 0, "{table:?} level {level}");
+            }
+        }
+        let mut posg = database.db().raw_iterator_cf(database.cf(Table::Posg));
+        posg.seek_to_first();
+        let mut entries = 0;
+        while posg.valid() {
+            entries += 1;
+            posg.next();
+        }
+        assert_eq!(entries, 50_000);
     }
 }

@@ -16,6 +16,7 @@ mod encoder;
 mod ingest;
 mod input;
 mod lines;
+mod merge;
 mod staging;
 mod statements;
 

@@ -215,6 +215,34 @@ fn interrupted_bulk_ingest_is_finished_at_the_next_open() {
 }
 
 #[test]
+fn declared_prefixes_go_in_with_the_load_that_declares_them() {
+    let store = TempStore::new();
+    let turtle = "@prefix ex: <http://example.com/ns#> .\nex:a ex:p ex:b .\n";
+    // A load that fails records nothing.
+    let broken = write_input(
+        store.scratch(),
+        "broken.ttl",
+        format!("{turtle}ex:c ex:p .\n").as_bytes(),
+    );
+    BulkLoader::new(&store)
+        .load(&[broken])
+        .expect_err("a syntax error");
+    assert_eq!(store.declared_prefixes().expect("prefixes"), []);
+    // A load killed after its ingest began has its prefixes once the next open finishes it.
+    let input = write_input(store.scratch(), "data.ttl", turtle.as_bytes());
+    simulate_crash_after_next_ingest(&store.path());
+    BulkLoader::new(&store)
+        .load(&[input])
+        .expect_err("the simulated crash");
+    let store = store.reopen();
+    assert_eq!(counts(&store).quads, 1);
+    assert_eq!(
+        store.declared_prefixes().expect("prefixes"),
+        [("ex".to_owned(), "http://example.com/ns#".to_owned())]
+    );
+}
+
+#[test]
 fn leftover_stdin_spool_file_does_not_stop_the_store_from_opening() {
     // `lodestone load -` copies standard input into the store folder; a crash leaves the copy.
     let store = bulk_loaded_music(50);
