@@ -418,7 +418,10 @@ impl<'a, 'r, 'db> Executor<'a, 'r, 'db> {
         position: Position,
     ) -> Result<Vec<TermId>, EngineError> {
         let mut out = Vec::new();
-        let mut seen = FxHashSet::default();
+        // Ids come in ascending order when the position leads the index's free part (the
+        // instances of a class, every subject): then the last id is the only one to compare
+        // with. The set of ids seen is built only once an id comes out of order.
+        let mut seen: Option<FxHashSet<TermId>> = None;
         for quad in self.reader.quads_for_pattern(s, p, o, self.graph) {
             if self.generator_stops()? {
                 break;
@@ -428,13 +431,26 @@ impl<'a, 'r, 'db> Executor<'a, 'r, 'db> {
                 Position::Subject => quad.subject,
                 Position::Object => quad.object,
             };
-            // Index order keeps equal ids together for the leading position; the set
-            // covers the other cases.
-            if out.last() != Some(&id) && seen.insert(id) {
-                out.push(id);
+            match (&mut seen, out.last()) {
+                (None, Some(last)) if *last == id => {}
+                (None, Some(last)) if *last > id => {
+                    let mut set: FxHashSet<TermId> = out.iter().copied().collect();
+                    if set.insert(id) {
+                        out.push(id);
+                    }
+                    seen = Some(set);
+                }
+                (None, _) => out.push(id),
+                (Some(set), _) => {
+                    if set.insert(id) {
+                        out.push(id);
+                    }
+                }
             }
         }
-        out.sort_unstable();
+        if seen.is_some() {
+            out.sort_unstable();
+        }
         Ok(out)
     }
 

@@ -59,13 +59,14 @@ pub fn pairs_by_scan(
 ) -> Result<(Vec<(TermId, TermId)>, bool), EngineError> {
     let mut pairs = Vec::new();
     let mut complete = true;
+    let mut members = Probe::new(sorted);
     for quad in reader.quads_for_pattern(None, Some(predicate), None, graph) {
         if out_of_time(ticker)? {
             complete = false;
             break;
         }
         let (term, other) = end.pair(&quad?);
-        if sorted.binary_search(&term).is_ok() {
+        if members.contains(term) {
             pairs.push((term, other));
         }
     }
@@ -120,11 +121,83 @@ pub fn pairs(
     }
 }
 
+/// Membership tests on a sorted set for ids that mostly come in ascending runs, as a scan of
+/// a predicate gives them (the subjects of each object in `posg`, every object in turn): the
+/// search starts from the previous answer and gallops forward, so a run costs about one
+/// pass over the set instead of a binary search per id. An id below the previous one starts
+/// a new run from the beginning.
+#[derive(Debug)]
+pub struct Probe<'s> {
+    sorted: &'s [TermId],
+    /// Every member before this index is below the last id asked about.
+    at: usize,
+    last: Option<TermId>,
+}
+
+impl<'s> Probe<'s> {
+    /// A probe over `sorted` (ascending ids).
+    pub fn new(sorted: &'s [TermId]) -> Self {
+        Self {
+            sorted,
+            at: 0,
+            last: None,
+        }
+    }
+
+    /// Whether `id` is in the set.
+    pub fn contains(&mut self, id: TermId) -> bool {
+        if self.last.is_some_and(|last| id < last) {
+            self.at = 0;
+        }
+        self.last = Some(id);
+        let rest = self.sorted.get(self.at..).unwrap_or_default();
+        // Gallop: the first window whose last member is not below `id`, then a binary
+        // search within it.
+        let mut width = 1;
+        while width < rest.len() && rest.get(width - 1).is_some_and(|m| *m < id) {
+            width *= 2;
+        }
+        let window = rest.get(..width.min(rest.len())).unwrap_or_default();
+        let found = window.binary_search(&id);
+        self.at += match found {
+            Ok(i) | Err(i) => i,
+        };
+        found.is_ok()
+    }
+}
+
 /// Whether the ticker says the time is up (other errors pass through).
 fn out_of_time(ticker: &mut Ticker) -> Result<bool, EngineError> {
     match ticker.tick() {
         Ok(()) => Ok(false),
         Err(EngineError::OutOfTime) => Ok(true),
         Err(e) => Err(e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Probe;
+    use lodestone_store::{TermId, TermKind};
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn probes_answer_as_a_binary_search(
+            set in prop::collection::btree_set(0..500u64, 0..200),
+            asked in prop::collection::vec(0..520u64, 0..400),
+        ) {
+            let id = |n: u64| TermId::new(TermKind::Iri, n);
+            let sorted: Vec<TermId> = set.iter().map(|n| id(*n)).collect();
+            let mut probe = Probe::new(&sorted);
+            // Runs in ascending order, as scans give them, and ids in any order.
+            let mut runs = asked.clone();
+            for chunk in runs.chunks_mut(17) {
+                chunk.sort_unstable();
+            }
+            for n in runs.into_iter().chain(asked) {
+                prop_assert_eq!(probe.contains(id(n)), sorted.binary_search(&id(n)).is_ok());
+            }
+        }
     }
 }
