@@ -169,10 +169,17 @@ fn constrained_views(
             times.push(start.elapsed());
             last = Some(answer);
         }
-        let (rows, complete, focus) =
-            last.map_or((0, false, 0), |a| (a.rows.len(), a.complete, a.focus_size));
+        let (rows, complete, focus, sample) = last.map_or((0, false, 0, None), |a| {
+            (a.rows.len(), a.complete, a.focus_size, a.sample)
+        });
         line(name, &mut times, rows, complete, None);
-        println!("{:<24} focus {focus}, budget {} ms", "", budget.as_millis());
+        let estimate =
+            sample.map_or_else(String::new, |n| format!(", estimated from a sample of {n}"));
+        println!(
+            "{:<24} focus {focus}, budget {} ms{estimate}",
+            "",
+            budget.as_millis()
+        );
     }
     Ok(())
 }

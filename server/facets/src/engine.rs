@@ -242,6 +242,7 @@ impl FacetEngine {
             rows,
         );
         answer.focus_size = focus_size;
+        answer.sample = page.sample;
         Ok(answer)
     }
 }
@@ -312,5 +313,6 @@ fn answer(
         sparql,
         rows,
         focus_size: 0,
+        sample: None,
     }
 }

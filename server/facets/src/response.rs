@@ -56,6 +56,9 @@ pub struct FacetAnswer {
     pub rows: Vec<Row>,
     /// The number of focus terms the view was computed over.
     pub focus_size: u64,
+    /// When the counts are sampled estimates (a large focus set whose walk could not finish
+    /// in the budget): the number of focus terms sampled. The answer is then not complete.
+    pub sample: Option<u64>,
 }
 
 /// A term in the SPARQL 1.1 JSON results shape.
@@ -89,6 +92,9 @@ impl FacetAnswer {
                 if let Some(count) = row.count {
                     v["count"] = count.into();
                     v["exact"] = self.complete.into();
+                    if self.sample.is_some() {
+                        v["estimate"] = true.into();
+                    }
                 }
                 if let Some(score) = row.score {
                     v["score"] = score.into();
@@ -101,7 +107,7 @@ impl FacetAnswer {
                 v
             })
             .collect();
-        json!({
+        let mut answer = json!({
             "view": self.view.name(),
             "complete": self.complete,
             "time_ms": self.time_ms,
@@ -110,6 +116,11 @@ impl FacetAnswer {
             "total_exact": self.complete,
             "sparql": self.sparql,
             "rows": rows,
-        })
+        });
+        if let Some(sample) = self.sample {
+            answer["estimate"] = true.into();
+            answer["sample_size"] = sample.into();
+        }
+        answer
     }
 }

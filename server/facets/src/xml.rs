@@ -59,8 +59,9 @@ fn term_text(term: &Term) -> String {
     }
 }
 
-/// The `/api/facets` answer as XML: `<facets view complete time_ms timeout_ms total>` with
-/// `<sparql>` and `<row count? exact? score?><value type …>…</value><label>…</label></row>`;
+/// The `/api/facets` answer as XML: `<facets view complete time_ms timeout_ms total
+/// estimate? sample_size?>` with `<sparql>` and `<row count? exact? estimate? score?><value
+/// type …>…</value><label>…</label></row>`;
 /// a `ranges` row adds `<upper type datatype inclusive>…</upper>` (its `value` is the lower
 /// bound).
 pub fn answer_xml(answer: &FacetAnswer) -> Result<Vec<u8>, quick_xml::Error> {
@@ -76,6 +77,11 @@ pub fn answer_xml(answer: &FacetAnswer) -> Result<Vec<u8>, quick_xml::Error> {
     root.push_attribute(("time_ms", time.as_str()));
     root.push_attribute(("timeout_ms", timeout.as_str()));
     root.push_attribute(("total", total.as_str()));
+    let sample = answer.sample.map(|n| n.to_string());
+    if let Some(sample) = &sample {
+        root.push_attribute(("estimate", "true"));
+        root.push_attribute(("sample_size", sample.as_str()));
+    }
     w.write_event(Event::Start(root))?;
     text_element(&mut w, "sparql", &[], &answer.sparql)?;
     for row in &answer.rows {
@@ -84,6 +90,9 @@ pub fn answer_xml(answer: &FacetAnswer) -> Result<Vec<u8>, quick_xml::Error> {
         if let Some(count) = &count {
             start.push_attribute(("count", count.as_str()));
             start.push_attribute(("exact", complete.as_str()));
+            if sample.is_some() {
+                start.push_attribute(("estimate", "true"));
+            }
         }
         let score = row.score.map(|s| s.to_string());
         if let Some(score) = &score {
