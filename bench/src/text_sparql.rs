@@ -81,7 +81,7 @@ pub(crate) fn run(args: &TextSparqlArgs) -> anyhow::Result<()> {
     let labels = sampled_labels(&reader, &label, 4_000)?;
     anyhow::ensure!(!labels.is_empty(), "no literals of {label}");
     let words = if args.words.is_empty() {
-        words_by_hits(&index)?
+        words_by_hits(&index, &reader, &label)?
     } else {
         let searcher = index.searcher();
         args.words
@@ -164,10 +164,9 @@ pub(crate) fn run(args: &TextSparqlArgs) -> anyhow::Result<()> {
                 langs: Vec::new(),
                 property: None,
             };
-            match searcher.label_search(&request)? {
-                Some(search) => Some(searcher.count_labels(&search)?),
-                None => None,
-            }
+            searcher
+                .label_search(&request, 1)?
+                .map(|search| search.count())
         };
         match in_labels {
             Some(n) => println!("word {word:?}: {hits} documents match, {n} in their labels"),
@@ -316,10 +315,16 @@ fn sampled_labels(reader: &Reader<'_>, label: &NamedNode, n: usize) -> anyhow::R
 
 /// For 10, 1,000 and 100,000 hits, the label word whose count is nearest (by ratio): the
 /// index's label words with their document frequencies (in labels and in other text) give,
-/// per target, the 40 words nearest it; the one whose whole count (typos and stems
-/// included) is nearest is taken. Sampling the words of some labels finds only common words
-/// (on BSBM, none under 1,552 documents).
-fn words_by_hits(index: &TextIndex) -> anyhow::Result<Vec<(String, usize)>> {
+/// per target, the 150 words nearest it; the one whose whole count (typos and stems
+/// included) is nearest is taken and, when it is in no literal of `label` (a word of other
+/// label properties only, such as BSBM's review titles, gives no rows), also the nearest
+/// that is. Sampling the words of some labels found only common words (on BSBM, none under
+/// 1,552 documents).
+fn words_by_hits(
+    index: &Arc<TextIndex>,
+    reader: &Reader<'_>,
+    label: &NamedNode,
+) -> anyhow::Result<Vec<(String, usize)>> {
     let searcher = index.searcher();
     // Only words the analysis keeps as typed: not a stop word, a word over the longest
     // indexed (a long run of CJK letters) or one folded to another spelling.
@@ -331,27 +336,44 @@ fn words_by_hits(index: &TextIndex) -> anyhow::Result<Vec<(String, usize)>> {
         })
         .map(|(word, labels, text)| (word, labels + text))
         .collect();
-    println!("{} label words in the index", frequencies.len());
+    let most = frequencies.iter().map(|(_, n)| *n).max().unwrap_or(0);
+    println!(
+        "{} label words in the index, each in at most {most} documents (labels and text)",
+        frequencies.len()
+    );
     let mut out: Vec<(String, usize)> = Vec::new();
     for target in [10.0_f64, 1_000.0, 100_000.0] {
         let distance = |n: f64| (n.max(1.0) / target).ln().abs();
         let mut nearest: Vec<&(String, u64)> = frequencies.iter().collect();
         nearest.sort_by(|a, b| distance(a.1 as f64).total_cmp(&distance(b.1 as f64)));
         let mut counted = Vec::new();
-        for (word, _) in nearest.into_iter().take(40) {
+        for (word, _) in nearest.into_iter().take(150) {
             let request = TextRequest {
                 branches: vec![searcher.parse(word)?],
                 langs: Vec::new(),
                 property: None,
             };
-            counted.push((word.clone(), searcher.count_text(&request)?));
+            // A word of `label`'s literals (not only of other label properties'), if any.
+            let first = format!(
+                "SELECT ?p WHERE {{ ?p {label} ?l . ?l <{}> {} }} LIMIT 1",
+                text_sparql::BIF_CONTAINS,
+                Literal::new_simple_literal(word.as_str())
+            );
+            let rows = evaluate(index, reader, &first)?;
+            counted.push((rows > 0, word.clone(), searcher.count_text(&request)?));
         }
-        if let Some(best) = counted
-            .into_iter()
-            .min_by(|a, b| distance(a.1 as f64).total_cmp(&distance(b.1 as f64)))
-        {
-            if !out.iter().any(|(w, _)| *w == best.0) {
-                out.push(best);
+        let nearest = |with_rows: bool| {
+            counted
+                .iter()
+                .filter(|c| c.0 || !with_rows)
+                .min_by(|a, b| distance(a.2 as f64).total_cmp(&distance(b.2 as f64)))
+        };
+        for (rows, word, hits) in [nearest(false), nearest(true)].into_iter().flatten() {
+            if !out.iter().any(|(w, _)| w == word) {
+                out.push((word.clone(), *hits));
+            }
+            if *rows {
+                break;
             }
         }
     }

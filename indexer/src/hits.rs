@@ -24,8 +24,8 @@ use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
 use tantivy::schema::{IndexRecordOption, Term as IndexTerm};
 use tantivy::tokenizer::TextAnalyzer;
 
-/// Entities best first and their scores.
-pub(crate) type Ranked = (Vec<TermId>, HashMap<TermId, f32>);
+/// Entities best first, their scores, and the documents matched (summed over branches).
+pub(crate) type Ranked = (Vec<TermId>, HashMap<TermId, f32>, usize);
 
 /// A text query as a SPARQL pattern states it.
 #[derive(Debug, Clone)]
@@ -109,7 +109,7 @@ impl IndexSearcher<'_> {
         detail: HitDetail,
     ) -> Result<Vec<TextHit>, IndexError> {
         let (queries, snippet_words) = self.text_queries(request)?;
-        let (order, scores) = self.ranked(&queries, limit)?;
+        let (order, scores, _) = self.ranked(&queries, limit)?;
         let mut matchers = request
             .branches
             .iter()
@@ -194,7 +194,7 @@ impl IndexSearcher<'_> {
         limit: usize,
     ) -> Result<Vec<Term>, IndexError> {
         let (queries, _) = self.text_queries(request)?;
-        let (order, _) = self.ranked(&queries, limit)?;
+        let (order, _, _) = self.ranked(&queries, limit)?;
         Ok(self.entity_terms(reader, order))
     }
 
@@ -209,7 +209,8 @@ impl IndexSearcher<'_> {
     }
 
     /// The entities of the best `limit` documents of each branch's query, best first (an
-    /// entity matched by several branches keeps its best score), and their scores.
+    /// entity matched by several branches keeps its best score), their scores, and how many
+    /// documents the queries match (counted in the same pass).
     pub(crate) fn ranked(
         &self,
         queries: &[Box<dyn Query>],
@@ -217,11 +218,16 @@ impl IndexSearcher<'_> {
     ) -> Result<Ranked, IndexError> {
         let mut scores: HashMap<TermId, f32> = HashMap::new();
         let mut order = Vec::new();
+        let mut count = 0usize;
         for query in queries {
-            let top = self.searcher.search(
+            let (matched, top) = self.searcher.search(
                 query.as_ref(),
-                &TopDocs::with_limit(limit.max(1)).tweak_score(self.rank_tweak()),
+                &(
+                    Count,
+                    TopDocs::with_limit(limit.max(1)).tweak_score(self.rank_tweak()),
+                ),
             )?;
+            count = count.saturating_add(matched);
             for (score, address) in top {
                 let id = self.entity_id(address)?;
                 let best = scores.entry(id).or_insert_with(|| {
@@ -233,7 +239,7 @@ impl IndexSearcher<'_> {
         }
         // Best first; an equal score keeps the index's order (that of `/api/search`).
         order.sort_by(|a, b| scores[b].total_cmp(&scores[a]));
-        Ok((order, scores))
+        Ok((order, scores, count))
     }
 
     /// Whether the words match the entity with this IRI (what `/api/search` would say), for

@@ -35,8 +35,17 @@ use tantivy::tokenizer::TextAnalyzer;
 const ENGLISH: &str = "en";
 
 /// A text request searched in the label fields only ([`IndexSearcher::label_search`]).
+#[derive(Debug)]
 pub struct LabelSearch {
-    queries: Vec<Box<dyn Query>>,
+    count: usize,
+    order: Vec<TermId>,
+}
+
+impl LabelSearch {
+    /// How many documents matched (deleted entities not yet merged away included).
+    pub fn count(&self) -> usize {
+        self.count
+    }
 }
 
 impl IndexSearcher<'_> {
@@ -52,30 +61,26 @@ impl IndexSearcher<'_> {
             .is_some())
     }
 
-    /// A request's search in labels only, its queries built once (the label words sharing
-    /// a query word's stem looked up) for counting and for the hits; `None` when the request
-    /// stems in a language other than English (see the module notes).
-    pub fn label_search(&self, request: &TextRequest) -> Result<Option<LabelSearch>, IndexError> {
-        Ok(self
-            .label_queries(request)?
-            .map(|queries| LabelSearch { queries }))
-    }
-
-    /// How many documents a label search matches, before anything is fetched.
-    pub fn count_labels(&self, search: &LabelSearch) -> Result<usize, IndexError> {
-        self.count(&search.queries)
-    }
-
-    /// The entities whose labels match, best first, of the best `limit` documents of each
-    /// branch, as [`IndexSearcher::text_entities`] gives them (stand-ins of their IRIs).
-    pub fn label_entities(
+    /// A request's search in labels only: how many documents match and the entities of the
+    /// best `limit` documents of each branch, best first (one pass over the index, as
+    /// [`IndexSearcher::text_entities`] makes); `None` when the request stems in a language
+    /// other than English (see the module notes).
+    pub fn label_search(
         &self,
-        reader: &Reader<'_>,
-        search: &LabelSearch,
+        request: &TextRequest,
         limit: usize,
-    ) -> Result<Vec<Term>, IndexError> {
-        let (order, _) = self.ranked(&search.queries, limit)?;
-        Ok(self.entity_terms(reader, order))
+    ) -> Result<Option<LabelSearch>, IndexError> {
+        let Some(queries) = self.label_queries(request)? else {
+            return Ok(None);
+        };
+        let (order, _, count) = self.ranked(&queries, limit)?;
+        Ok(Some(LabelSearch { count, order }))
+    }
+
+    /// The entities a label search found, best first, as [`IndexSearcher::text_entities`]
+    /// gives them (stand-ins of their IRIs, valid for `reader`).
+    pub fn label_entities(&self, reader: &Reader<'_>, search: LabelSearch) -> Vec<Term> {
+        self.entity_terms(reader, search.order)
     }
 
     /// The label-only query of each branch, or `None` (see [`Self::count_label_text`]).
@@ -190,6 +195,7 @@ impl IndexSearcher<'_> {
         stem: &str,
         stemmer: &mut TextAnalyzer,
     ) -> Result<BTreeSet<String>, IndexError> {
+        let long_enough = stem.chars().count();
         let mut starts: Vec<String> = Vec::new();
         let mut letters = stem.chars();
         match (letters.next(), letters.next()) {
@@ -214,7 +220,11 @@ impl IndexSearcher<'_> {
                     let Ok(word) = std::str::from_utf8(stream.key()) else {
                         continue;
                     };
-                    if !out.contains(word) && words(stemmer, word) == [stem] {
+                    // English stems are never longer than their words.
+                    if word.len() >= long_enough
+                        && !out.contains(word)
+                        && words(stemmer, word) == [stem]
+                    {
                         out.insert(word.to_owned());
                     }
                 }

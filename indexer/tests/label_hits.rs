@@ -75,21 +75,16 @@ fn label_hits_are_the_entities_whose_labels_match_stems_typos_and_prefixes_inclu
         langs: langs.iter().map(|l| (*l).to_owned()).collect(),
         property: None,
     };
-    let search = |words: &str, langs: &[&str]| searcher.label_search(&request(words, langs));
+    let search = |words: &str, langs: &[&str]| searcher.label_search(&request(words, langs), 100);
     let labelled = |words: &str| {
         let found = search(words, &[]).expect("search").expect("a label search");
-        names(
-            &reader,
-            searcher
-                .label_entities(&reader, &found, 100)
-                .expect("search"),
-        )
+        names(&reader, searcher.label_entities(&reader, found))
     };
     // "run": a tagged label by its stem, an untagged one whose word stems alike (a superset:
     // the literal test decides); the comment's entity, which the whole text matches, not.
     assert_eq!(labelled("run"), ["plain", "shoes"]);
     let run = search("run", &[]).expect("search").expect("a label search");
-    assert_eq!(searcher.count_labels(&run).expect("count"), 2);
+    assert_eq!(run.count(), 2);
     assert_eq!(searcher.count_text(&request("run", &[])).expect("count"), 2);
     // English's exception: "dying" stems to "die".
     assert_eq!(labelled("die"), ["star"]);

@@ -115,11 +115,13 @@ impl<'i, 'r, 'db> Planner<'i, 'r, 'db> {
                 // Inside GRAPH, the rest binds a literal in the graph; an entity, not its literal.
                 && (self.graph.is_none() || pattern.level == Level::Literal);
             let labels = match in_labels {
-                true => searcher.label_search(&request).map_err(index_error)?,
+                true => searcher
+                    .label_search(&request, self.max_hits)
+                    .map_err(index_error)?,
                 false => None,
             };
             let count = match &labels {
-                Some(search) => searcher.count_labels(search).map_err(index_error)?,
+                Some(search) => search.count(),
                 None if only_filters => searcher.count_text(&request).map_err(index_error)?,
                 None => 0,
             };
@@ -194,11 +196,12 @@ impl<'i, 'r, 'db> Planner<'i, 'r, 'db> {
         request: TextRequest,
         Stream { via, labels }: Stream,
     ) -> Result<GraphPattern, ApiError> {
-        let hits = match &labels {
-            Some(search) => searcher.label_entities(self.reader, search, self.max_hits),
-            None => searcher.text_entities(self.reader, &request, self.max_hits),
-        }
-        .map_err(index_error)?;
+        let hits = match labels {
+            Some(search) => searcher.label_entities(self.reader, search),
+            None => searcher
+                .text_entities(self.reader, &request, self.max_hits)
+                .map_err(index_error)?,
+        };
         let n = self.functions.len();
         let entity = Variable::new_unchecked(format!("lodestone_text_entity{n}"));
         let property = Variable::new_unchecked(format!("lodestone_text_property{n}"));
