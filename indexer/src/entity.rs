@@ -10,6 +10,15 @@ use crate::error::IndexError;
 use lodestone_store::model::Term;
 use lodestone_store::{Reader, TermId, TermKind};
 
+/// Which literals an [`EntityText`] decodes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Literals {
+    /// Every text literal (snippets are cut from them).
+    All,
+    /// Labels and descriptions only.
+    Names,
+}
+
 /// A literal of the entity with its property.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LiteralText {
@@ -67,6 +76,26 @@ impl EntityText {
         vocabulary: &Vocabulary,
         subject: TermId,
     ) -> Result<Self, IndexError> {
+        Self::load_with(reader, vocabulary, subject, Literals::All)
+    }
+
+    /// Reads an entity's statements like [`Self::load`], decoding only its label and
+    /// description literals (`literals` holds only those): what a hit shown without a snippet
+    /// needs. A literal costs a dictionary read; a review's long texts are most of them.
+    pub(crate) fn load_names(
+        reader: &Reader<'_>,
+        vocabulary: &Vocabulary,
+        subject: TermId,
+    ) -> Result<Self, IndexError> {
+        Self::load_with(reader, vocabulary, subject, Literals::Names)
+    }
+
+    fn load_with(
+        reader: &Reader<'_>,
+        vocabulary: &Vocabulary,
+        subject: TermId,
+        wanted: Literals,
+    ) -> Result<Self, IndexError> {
         let mut out = Self {
             subject,
             ..Self::default()
@@ -83,6 +112,11 @@ impl EntityText {
             if quad.object.kind() != TermKind::Literal {
                 continue;
             }
+            let label = vocabulary.label_priority(reader, quad.predicate)?;
+            let description = vocabulary.description_priority(reader, quad.predicate)?;
+            if wanted == Literals::Names && label.is_none() && description.is_none() {
+                continue;
+            }
             let term: Term = reader.term(quad.object)?;
             let Some((text, lang)) = text_literal(&term) else {
                 continue;
@@ -96,10 +130,10 @@ impl EntityText {
             if out.literals.contains(&literal) {
                 continue;
             }
-            if let Some(priority) = vocabulary.label_priority(reader, quad.predicate)? {
+            if let Some(priority) = label {
                 out.labels.push((literal.clone(), priority));
             }
-            if let Some(priority) = vocabulary.description_priority(reader, quad.predicate)? {
+            if let Some(priority) = description {
                 out.descriptions.push((literal.clone(), priority));
             }
             out.literals.push(literal);

@@ -395,7 +395,7 @@ impl TextIndex {
         langs: &[String],
     ) -> Result<Option<String>, IndexError> {
         let vocabulary = Vocabulary::resolve(reader, &self.settings)?;
-        let text = crate::entity::EntityText::load(reader, &vocabulary, term)?;
+        let text = crate::entity::EntityText::load_names(reader, &vocabulary, term)?;
         Ok(text.best_label(langs).map(|c| c.text))
     }
 

@@ -24,6 +24,7 @@ mod schema;
 mod search;
 mod settings;
 mod snippet;
+mod text_pool;
 
 pub use crate::document::text_literal;
 pub use crate::entity::{EntityText, LabelChoice};
@@ -37,3 +38,4 @@ pub use crate::query::{QueryError, UserQuery};
 pub use crate::search::{AutocompleteRequest, IndexSearcher, SearchHit, SearchPage, SearchRequest};
 pub use crate::settings::{IndexSettings, RankingWeights};
 pub use crate::snippet::Snippet;
+pub use crate::text_pool::PoolHit;

@@ -180,7 +180,8 @@ impl<'a> IndexSearcher<'a> {
         let mut analyzer = self.analyzer(FOLD);
         for (score, address) in top.into_iter().take(request.limit) {
             let id = self.entity_id(address)?;
-            let Some((mut hit, text)) = self.hit(reader, &vocabulary, id, score, &request.langs)?
+            let Some((mut hit, text)) =
+                self.hit(reader, &vocabulary, (id, score), &request.langs, true)?
             else {
                 page.total = page.total.saturating_sub(1);
                 continue;
@@ -218,7 +219,9 @@ impl<'a> IndexSearcher<'a> {
         let mut analyzer = self.analyzer(FOLD);
         let mut out = Vec::with_capacity(entities.len());
         for id in entities {
-            let Some((mut hit, text)) = self.hit(reader, &vocabulary, *id, 0.0, langs)? else {
+            let Some((mut hit, text)) =
+                self.hit(reader, &vocabulary, (*id, 0.0), langs, matcher.is_some())?
+            else {
                 out.push(None);
                 continue;
             };
@@ -283,7 +286,9 @@ impl<'a> IndexSearcher<'a> {
         let mut hits = Vec::with_capacity(top.len());
         for (score, address) in top {
             let id = self.entity_id(address)?;
-            if let Some((hit, _)) = self.hit(reader, &vocabulary, id, score, &request.langs)? {
+            if let Some((hit, _)) =
+                self.hit(reader, &vocabulary, (id, score), &request.langs, false)?
+            {
                 hits.push(hit);
             }
         }
@@ -312,7 +317,7 @@ impl<'a> IndexSearcher<'a> {
         let mut hits = Vec::with_capacity(top.len());
         for (score, address) in top {
             let id = self.entity_id(address)?;
-            if let Some((hit, _)) = self.hit(reader, &vocabulary, id, score, langs)? {
+            if let Some((hit, _)) = self.hit(reader, &vocabulary, (id, score), langs, false)? {
                 hits.push(hit);
             }
         }
@@ -348,16 +353,21 @@ impl<'a> IndexSearcher<'a> {
         Ok(out)
     }
 
-    /// The summary of one entity and its text, or `None` if the snapshot no longer has it.
+    /// The summary of one entity and its text (every literal if `snippets`, else its labels
+    /// and descriptions only), or `None` if the snapshot no longer has it.
     fn hit(
         &self,
         reader: &Reader<'_>,
         vocabulary: &Vocabulary,
-        id: TermId,
-        score: f32,
+        (id, score): (TermId, f32),
         langs: &[String],
+        snippets: bool,
     ) -> Result<Option<(SearchHit, EntityText)>, IndexError> {
-        let text = EntityText::load(reader, vocabulary, id)?;
+        let text = if snippets {
+            EntityText::load(reader, vocabulary, id)?
+        } else {
+            EntityText::load_names(reader, vocabulary, id)?
+        };
         if !text.exists {
             return Ok(None);
         }
@@ -496,6 +506,17 @@ impl<'a> IndexSearcher<'a> {
         query: &UserQuery,
         langs: &[String],
     ) -> Result<(Box<dyn Query>, WordMatcher), IndexError> {
+        self.text_query_with(query, langs, true)
+    }
+
+    /// [`Self::text_query`], with the one-typo matches of words of 5+ letters only if `typos`
+    /// (the automaton over the term dictionaries is the costliest part of a query).
+    pub(crate) fn text_query_with(
+        &self,
+        query: &UserQuery,
+        langs: &[String],
+        typos: bool,
+    ) -> Result<(Box<dyn Query>, WordMatcher), IndexError> {
         let f = self.fields;
         let w = self.settings.weights;
         let mut fold = self.analyzer(FOLD);
@@ -538,7 +559,7 @@ impl<'a> IndexSearcher<'a> {
                                 ));
                             }
                         }
-                        if token.chars().count() >= 5 {
+                        if typos && token.chars().count() >= 5 {
                             let fuzzy = |field| {
                                 Box::new(FuzzyTermQuery::new(
                                     IndexTerm::from_field_text(field, token),

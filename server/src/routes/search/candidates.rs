@@ -27,8 +27,8 @@
 use super::index_error;
 use crate::error::ApiError;
 use lodestone_indexer::popularity::weight_of_use;
-use lodestone_indexer::{SearchHit, SearchRequest, TextIndex};
-use lodestone_store::model::NamedNode;
+use lodestone_indexer::TextIndex;
+use lodestone_store::model::{NamedNode, Term};
 use lodestone_store::{Reader, TermId};
 use lodestone_vocab::Prefixes;
 use std::collections::HashMap;
@@ -105,10 +105,6 @@ pub(crate) struct Scored {
     pub entity_rank: f64,
     /// `match weight × popularity`.
     pub score: f64,
-    /// Its label, if the text index gave one.
-    pub label: Option<String>,
-    /// Its classes, if the text index gave them.
-    pub classes: Option<Vec<String>>,
 }
 
 /// How the text was read.
@@ -176,7 +172,21 @@ fn is_absolute_iri(q: &str) -> bool {
     })
 }
 
+/// Every match of one IRI found so far.
+#[derive(Default)]
+struct Found {
+    /// The IRI, when the match gave it (the text index gives ids only).
+    iri: Option<NamedNode>,
+    /// Each match with its factor; the best one counts once the IRI's use is known.
+    matches: Vec<(MatchKind, f64)>,
+}
+
 /// The candidates of `q`, best first, at most `limit`. Blocking.
+///
+/// Reads per candidate only its usage counters and entity rank (two batched reads for all);
+/// the IRIs of the text index's entities are decoded only for the best `limit` (and those
+/// tied with the last of them), and labels only of the entities one of whose labels has the
+/// text's words (`lodestone_indexer::PoolHit`), to tell an exact name.
 pub(crate) fn rank(
     reader: &Reader<'_>,
     index: &TextIndex,
@@ -185,14 +195,13 @@ pub(crate) fn rank(
     langs: &[String],
     limit: usize,
 ) -> Result<Vec<Scored>, ApiError> {
-    // Every match of an IRI, with its factor; the best one counts once refs are known.
-    let mut found: HashMap<TermId, (NamedNode, Vec<(MatchKind, f64)>)> = HashMap::new();
-    let mut note = |id: TermId, iri: NamedNode, kind: MatchKind, factor: f64| {
-        found
-            .entry(id)
-            .or_insert((iri, Vec::new()))
-            .1
-            .push((kind, factor));
+    let mut found: HashMap<TermId, Found> = HashMap::new();
+    let mut note = |id: TermId, iri: Option<NamedNode>, kind: MatchKind, factor: f64| {
+        let entry = found.entry(id).or_default();
+        if entry.iri.is_none() {
+            entry.iri = iri;
+        }
+        entry.matches.push((kind, factor));
     };
     for start in &reading.iri_starts {
         for (id, iri) in reader
@@ -204,7 +213,7 @@ pub(crate) fn rank(
             } else {
                 MatchKind::IriPrefix
             };
-            note(id, iri, kind, 1.0);
+            note(id, Some(iri), kind, 1.0);
         }
     }
     if let Some(start) = &reading.local_name {
@@ -220,63 +229,48 @@ pub(crate) fn rank(
             } else {
                 MatchKind::LocalNamePrefix
             };
-            note(id, iri, kind, 1.0);
+            note(id, Some(iri), kind, 1.0);
         }
     }
-    let mut hits: HashMap<TermId, SearchHit> = HashMap::new();
     if reading.words {
         let searcher = index.searcher();
-        let request = SearchRequest {
-            query: searcher.parse(q).map_err(index_error)?,
-            classes: Vec::new(),
-            graph: None,
-            langs: langs.to_vec(),
-            limit: TEXT_POOL,
-            offset: 0,
-        };
-        let page = searcher.search(reader, &request).map_err(index_error)?;
-        let best = page
-            .hits
+        let query = searcher.parse(q).map_err(index_error)?;
+        let pool = searcher
+            .text_pool(&query, q, langs, TEXT_POOL, limit)
+            .map_err(index_error)?;
+        let best = pool
             .first()
             .map_or(1.0, |h| f64::from(h.score).max(f64::MIN_POSITIVE));
         let folded = fold_label(q);
-        for hit in page.hits {
-            let exact_label = hit
-                .label
-                .as_ref()
-                .is_some_and(|l| fold_label(&l.text) == folded);
-            let kind = if exact_label {
-                MatchKind::ExactName
+        for hit in pool {
+            let exact_label = hit.label_may_equal
+                && index
+                    .best_label(reader, hit.id, langs)
+                    .map_err(index_error)?
+                    .is_some_and(|label| fold_label(&label) == folded);
+            let (kind, factor) = if exact_label {
+                (MatchKind::ExactName, 1.0)
             } else {
-                MatchKind::Label
+                (MatchKind::Label, 0.5 + 0.5 * f64::from(hit.score) / best)
             };
-            let factor = if exact_label {
-                1.0
-            } else {
-                0.5 + 0.5 * f64::from(hit.score) / best
-            };
-            if let Ok(iri) = NamedNode::new(hit.iri.clone()) {
-                note(hit.id, iri, kind, factor);
-            }
-            hits.insert(hit.id, hit);
+            note(hit.id, None, kind, factor);
         }
     }
     let ids: Vec<TermId> = found.keys().copied().collect();
     let usages = reader.usages(&ids).map_err(store_error)?;
     let ranks = reader.entity_ranks(&ids).map_err(store_error)?;
-    let mut scored: Vec<Scored> = ids
+    let mut scored: Vec<Pending> = ids
         .into_iter()
         .zip(usages.into_iter().zip(ranks))
         .filter(|(_, (usage, _))| !usage.is_unused())
         .filter_map(|(id, (usage, entity_rank))| {
-            let (iri, matches) = found.remove(&id)?;
+            let Found { iri, matches } = found.remove(&id)?;
             let used = weight_of_use(&usage, entity_rank);
             let (kind, weight) = matches
                 .into_iter()
                 .map(|(kind, factor)| (kind, kind.weight(used) * factor))
                 .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)))?;
-            let hit = hits.remove(&id);
-            Some(Scored {
+            Some(Pending {
                 id,
                 iri,
                 matched: kind,
@@ -284,21 +278,68 @@ pub(crate) fn rank(
                 roles: (usage.as_subject, usage.as_object),
                 entity_rank,
                 score: weight * popularity(used),
-                label: hit
-                    .as_ref()
-                    .and_then(|h| h.label.as_ref().map(|l| l.text.clone())),
-                classes: hit.map(|h| h.classes),
             })
         })
         .collect();
-    scored.sort_by(|a, b| {
+    // The best `limit` and those tied with the last of them; then the IRI orders ties.
+    scored.sort_by(Pending::by_score);
+    let kept = match limit.checked_sub(1).and_then(|i| scored.get(i)) {
+        Some(last) => {
+            limit
+                + scored
+                    .iter()
+                    .skip(limit)
+                    .take_while(|p| Pending::by_score(p, last).is_eq())
+                    .count()
+        }
+        None => limit,
+    };
+    scored.truncate(kept);
+    let mut out = Vec::with_capacity(scored.len());
+    for p in scored {
+        let iri = match p.iri {
+            Some(iri) => iri,
+            None => match reader.term(p.id).map_err(store_error)? {
+                Term::NamedNode(iri) => iri,
+                _ => continue,
+            },
+        };
+        out.push(Scored {
+            id: p.id,
+            iri,
+            matched: p.matched,
+            uses: p.uses,
+            roles: p.roles,
+            entity_rank: p.entity_rank,
+            score: p.score,
+        });
+    }
+    out.sort_by(|a, b| {
         b.score
             .total_cmp(&a.score)
             .then(a.matched.cmp(&b.matched))
             .then(a.iri.as_str().cmp(b.iri.as_str()))
     });
-    scored.truncate(limit);
-    Ok(scored)
+    out.truncate(limit);
+    Ok(out)
+}
+
+/// A scored candidate whose IRI may not be decoded yet.
+struct Pending {
+    id: TermId,
+    iri: Option<NamedNode>,
+    matched: MatchKind,
+    uses: u64,
+    roles: (u64, u64),
+    entity_rank: f64,
+    score: f64,
+}
+
+impl Pending {
+    /// Best score first, then the better match.
+    fn by_score(a: &Self, b: &Self) -> std::cmp::Ordering {
+        b.score.total_cmp(&a.score).then(a.matched.cmp(&b.matched))
+    }
 }
 
 /// A label or query folded for an equality test: lower case, runs of white space as one

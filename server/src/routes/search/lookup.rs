@@ -226,18 +226,17 @@ pub(crate) fn candidates(
     let reader = store.reader();
     let reading = Reading::of(q, prefixes);
     let scored = rank(&reader, index, q, &reading, langs, limit)?;
+    // Labels and classes of the shown candidates only: one read of each one's statements.
+    let ids: Vec<_> = scored.iter().map(|s| s.id).collect();
+    let summaries = index
+        .searcher()
+        .summaries(&reader, &ids, None, langs)
+        .map_err(index_error)?;
     let mut results = Vec::with_capacity(scored.len());
-    for s in scored {
-        let label = match s.label {
-            Some(label) => Some(label),
-            None => index
-                .best_label(&reader, s.id, langs)
-                .map_err(index_error)?,
-        };
-        let classes = match s.classes {
-            Some(classes) => classes,
-            None => classes_of(&reader, s.id)?,
-        };
+    for (s, summary) in scored.into_iter().zip(summaries) {
+        let (label, classes) = summary.map_or((None, Vec::new()), |hit| {
+            (hit.label.map(|l| l.text), hit.classes)
+        });
         results.push(Candidate {
             uri: s.iri.into_string(),
             label,
