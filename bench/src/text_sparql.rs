@@ -359,7 +359,10 @@ fn words_by_hits(
                 text_sparql::BIF_CONTAINS,
                 Literal::new_simple_literal(word.as_str())
             );
-            let rows = evaluate(index, reader, &first)?;
+            // A word Virtuoso's syntax reserves (`not`, `and`, `near`) is no query by itself.
+            let Ok(rows) = evaluate(index, reader, &first) else {
+                continue;
+            };
             counted.push((rows > 0, word.clone(), searcher.count_text(&request)?));
         }
         let nearest = |with_rows: bool| {
