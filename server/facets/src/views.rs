@@ -8,10 +8,11 @@
 //! `graphs`) cost in proportion to those quads: millions of entities with ten quads each take
 //! seconds. For a large focus set ([`SAMPLE_FROM`] terms or more, all of them known) a
 //! sample of about [`SAMPLE_SIZE`] terms (chosen by a hash of their ids) is walked first, and
-//! its time projects the whole walk's: when that fits in the time left the whole set is
-//! walked and the counts are exact; when it does not (or the whole walk runs out of time
-//! after all) the sample's counts scaled by `focus / sample` are answered as estimates, with
-//! the sample size, instead of lower bounds of whatever part was walked by the deadline.
+//! its time projects the whole walk's (split between threads as the walk is): when that fits
+//! in the time left the whole set is walked and the counts are exact; when it does not (or
+//! the whole walk runs out of time after all) the sample's counts scaled by `focus / sample`
+//! are answered as estimates, with the sample size, instead of lower bounds of whatever part
+//! was walked by the deadline.
 
 use crate::budget::{Deadline, Ticker};
 use crate::error::EngineError;
@@ -245,7 +246,9 @@ fn walk_or_estimate(
     }
     #[allow(clippy::cast_precision_loss)] // a ratio of two set sizes
     let scale = members.len() as f64 / sample.len() as f64;
-    let projected = started.elapsed().mul_f64(scale);
+    // The sample is walked by one thread, the whole set in parts at the same time.
+    let parts = walks::parts_for(members.len());
+    let projected = started.elapsed().mul_f64(scale) / u32::try_from(parts).unwrap_or(1);
     if fits(projected) {
         let walked = whole(ticker)?;
         if walked.complete {
