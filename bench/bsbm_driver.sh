@@ -8,7 +8,9 @@
 #   bench/bsbm_driver.sh [SYSTEM…]        (default: lodestone oxigraph virtuoso)
 #
 # Environment (defaults in brackets):
-#   DATA    N-Triples file the stores hold [/work/bsbmdata/ds100k.nt]
+#   DATA    N-Triples file the stores hold, plain or .zst [/work/bsbmdata/ds100k.nt.zst]
+#           (Oxigraph reads a .zst through a pipe; Virtuoso's ld_dir needs a plain file, so
+#           a .zst is decompressed into WORK for its load only and deleted right after)
 #   TD      the driver's parameter folder from the same generator run [/work/bsbmdata/td_data100k]
 #   TOOL    a writable copy of ../shared/tools/bsbm [/work/bsbmdata/tool]
 #   WORK    folder for stores and logs [/tmp/bsbm-driver]
@@ -20,7 +22,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
-DATA=${DATA:-/work/bsbmdata/ds100k.nt}
+DATA=${DATA:-/work/bsbmdata/ds100k.nt.zst}
 TD=${TD:-/work/bsbmdata/td_data100k}
 TOOL=${TOOL:-/work/bsbmdata/tool}
 WORK=${WORK:-/tmp/bsbm-driver}
@@ -135,7 +137,14 @@ for system in $systems; do
   oxigraph)
     location=${OXIGRAPH_STORE:-$WORK/oxigraph}
     if [ ! -e "$location" ]; then
-      /usr/bin/time -f "oxigraph load: %e s, %M KB max RSS" nice -n 10 "$OXIGRAPH" load --location "$location" --file "$DATA"
+      case "$DATA" in
+      *.zst)
+        zstd -dc "$DATA" | /usr/bin/time -f "oxigraph load: %e s, %M KB max RSS" \
+          nice -n 10 "$OXIGRAPH" load --location "$location" --format nt ;;
+      *) /usr/bin/time -f "oxigraph load: %e s, %M KB max RSS" \
+          nice -n 10 "$OXIGRAPH" load --location "$location" --file "$DATA" ;;
+      esac
+      du -sh "$location"
     fi
     nice -n 10 "$OXIGRAPH" serve-read-only --location "$location" --bind 127.0.0.1:7182 >"$WORK/oxigraph-serve.log" 2>&1 &
     server_pid=$!
@@ -146,9 +155,19 @@ for system in $systems; do
   virtuoso)
     command -v virtuoso-t >/dev/null || { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q virtuoso-opensource; }
     db=${VIRTUOSO_DB:-$WORK/virtuoso}
-    data_dir=$(dirname "$(readlink -f "$DATA")")
     fresh=no
     [ -e "$db/virtuoso.db" ] || fresh=yes
+    plain=$DATA
+    case "$DATA" in
+    *.zst)
+      plain=$WORK/load/$(basename "$DATA" .zst)
+      if [ "$fresh" = yes ]; then
+        mkdir -p "$WORK/load"
+        df -h "$WORK"
+        zstd -dc "$DATA" >"$plain"
+      fi ;;
+    esac
+    data_dir=$(dirname "$(readlink -f "$plain")")
     mkdir -p "$db"
     cat >"$db/virtuoso.ini" <<INI
 [Database]
@@ -162,8 +181,8 @@ DatabaseFile = $db/virtuoso-temp.db
 TransactionFile = $db/virtuoso-temp.trx
 [Parameters]
 ServerPort = 1112
-NumberOfBuffers = 340000
-MaxDirtyBuffers = 250000
+NumberOfBuffers = 500000
+MaxDirtyBuffers = 375000
 DirsAllowed = ., $data_dir, /usr/share/virtuoso-opensource-7/vad
 ThreadsPerQuery = 2
 MaxQueryMem = 2G
@@ -182,10 +201,11 @@ INI
     wait_for "http://127.0.0.1:8891/sparql?query=ASK%7B%7D"
     if [ "$fresh" = yes ]; then
       start=$(date +%s)
-      isql-vt 1112 dba dba exec="ld_dir('$data_dir', '$(basename "$DATA")', 'http://bsbm.example/');"
+      isql-vt 1112 dba dba exec="ld_dir('$data_dir', '$(basename "$plain")', 'http://bsbm.example/');"
       isql-vt 1112 dba dba exec="rdf_loader_run();"
       isql-vt 1112 dba dba exec="checkpoint;"
       echo "virtuoso load: $(($(date +%s) - start)) s"
+      [ "$plain" = "$DATA" ] || rm -f "$plain"
     fi
     isql-vt 1112 dba dba exec="SPARQL SELECT COUNT(*) WHERE { ?s ?p ?o };" | grep -E '^[0-9]+' || true
     drive virtuoso http://127.0.0.1:8891/sparql
