@@ -181,31 +181,18 @@ impl IndexSearcher<'_> {
         Ok(hits)
     }
 
-    /// The entities matching a text request, best first, of the best `limit` documents of
-    /// each branch; without reading their IRIs, their text, or checking that the snapshot
-    /// still holds them (for callers that join the entities' triples next, which drops those
-    /// it no longer holds). Each is a stand-in of its IRI ([`Reader::stand_in`]), which a
-    /// query evaluated over `reader` takes as that entity: only the IRIs of the rows a query
-    /// returns are ever read, not those of every hit.
-    pub fn text_entities(
+    /// The ids of the entities matching a text request, best first, of the best `limit`
+    /// documents of each branch; without reading their IRIs, their text, or checking that
+    /// the snapshot still holds them (for callers that join the entities' triples next, which
+    /// drops those it no longer holds).
+    pub fn text_entity_ids(
         &self,
-        reader: &Reader<'_>,
         request: &TextRequest,
         limit: usize,
-    ) -> Result<Vec<Term>, IndexError> {
+    ) -> Result<Vec<TermId>, IndexError> {
         let (queries, _) = self.text_queries(request)?;
         let (order, _, _) = self.ranked(&queries, limit)?;
-        Ok(self.entity_terms(reader, order))
-    }
-
-    /// Stand-ins of the IRIs of entities, in the order given (documents are only made for
-    /// IRIs; any other id is dropped).
-    pub(crate) fn entity_terms(&self, reader: &Reader<'_>, order: Vec<TermId>) -> Vec<Term> {
-        order
-            .into_iter()
-            .filter(|id| id.kind() == TermKind::Iri)
-            .map(|id| reader.stand_in(id).into())
-            .collect()
+        Ok(iris(order))
     }
 
     /// The entities of the best `limit` documents of each branch's query, best first (an
@@ -397,4 +384,11 @@ impl LiteralMatcher {
             Needle::Phrase(phrase) => tokens.windows(phrase.len()).any(|w| w == phrase.as_slice()),
         })
     }
+}
+
+/// The ids of IRIs among `ids`, in order (documents are only made for IRIs).
+pub(crate) fn iris(ids: Vec<TermId>) -> Vec<TermId> {
+    ids.into_iter()
+        .filter(|id| id.kind() == TermKind::Iri)
+        .collect()
 }

@@ -24,7 +24,6 @@ use crate::error::IndexError;
 use crate::hits::TextRequest;
 use crate::query::{QueryError, QueryPart, UserQuery};
 use crate::search::{prefix_successor, IndexSearcher};
-use lodestone_store::model::Term;
 use lodestone_store::{Reader, TermId};
 use std::collections::{BTreeMap, BTreeSet};
 use tantivy::query::{BooleanQuery, FuzzyTermQuery, Occur, PhraseQuery, Query};
@@ -46,6 +45,12 @@ impl LabelSearch {
     pub fn count(&self) -> usize {
         self.count
     }
+
+    /// The ids of the entities found, best first, as [`IndexSearcher::text_entity_ids`]
+    /// gives them.
+    pub fn into_ids(self) -> Vec<TermId> {
+        crate::hits::iris(self.order)
+    }
 }
 
 impl IndexSearcher<'_> {
@@ -63,7 +68,7 @@ impl IndexSearcher<'_> {
 
     /// A request's search in labels only: how many documents match and the entities of the
     /// best `limit` documents of each branch, best first (one pass over the index, as
-    /// [`IndexSearcher::text_entities`] makes); `None` when the request stems in a language
+    /// [`IndexSearcher::text_entity_ids`] makes); `None` when the request stems in a language
     /// other than English (see the module notes).
     pub fn label_search(
         &self,
@@ -75,12 +80,6 @@ impl IndexSearcher<'_> {
         };
         let (order, _, count) = self.ranked(&queries, limit)?;
         Ok(Some(LabelSearch { count, order }))
-    }
-
-    /// The entities a label search found, best first, as [`IndexSearcher::text_entities`]
-    /// gives them (stand-ins of their IRIs, valid for `reader`).
-    pub fn label_entities(&self, reader: &Reader<'_>, search: LabelSearch) -> Vec<Term> {
-        self.entity_terms(reader, search.order)
     }
 
     /// The label-only query of each branch, or `None` (see [`Self::count_label_text`]).

@@ -4,7 +4,7 @@
 
 use lodestone_indexer::{IndexSettings, TextIndex, TextRequest};
 use lodestone_store::model::{GraphNameRef, LiteralRef, NamedNodeRef, QuadRef, Term};
-use lodestone_store::{Reader, Store, StoreOptions};
+use lodestone_store::{Reader, Store, StoreOptions, TermId};
 
 const LABEL: &str = "http://www.w3.org/2000/01/rdf-schema#label";
 const COMMENT: &str = "http://www.w3.org/2000/01/rdf-schema#comment";
@@ -39,19 +39,13 @@ fn indexed(literals: &[(&str, &str, &str, &str)]) -> (tempfile::TempDir, Store, 
     (dir, store, index)
 }
 
-/// The local names of the entities a list of stand-ins stands for.
-fn names(reader: &Reader<'_>, terms: Vec<Term>) -> Vec<String> {
-    let mut out: Vec<String> = terms
+/// The local names of entities.
+fn names(reader: &Reader<'_>, ids: Vec<TermId>) -> Vec<String> {
+    let mut out: Vec<String> = ids
         .into_iter()
-        .map(|t| {
-            let id = reader
-                .term_id(t.as_ref())
-                .expect("read")
-                .expect("a stand-in");
-            match reader.term(id).expect("read") {
-                Term::NamedNode(n) => n.as_str().trim_start_matches("http://example.org/").into(),
-                other => other.to_string(),
-            }
+        .map(|id| match reader.term(id).expect("read") {
+            Term::NamedNode(n) => n.as_str().trim_start_matches("http://example.org/").into(),
+            other => other.to_string(),
         })
         .collect();
     out.sort();
@@ -78,7 +72,7 @@ fn label_hits_are_the_entities_whose_labels_match_stems_typos_and_prefixes_inclu
     let search = |words: &str, langs: &[&str]| searcher.label_search(&request(words, langs), 100);
     let labelled = |words: &str| {
         let found = search(words, &[]).expect("search").expect("a label search");
-        names(&reader, searcher.label_entities(&reader, found))
+        names(&reader, found.into_ids())
     };
     // "run": a tagged label by its stem, an untagged one whose word stems alike (a superset:
     // the literal test decides); the comment's entity, which the whole text matches, not.

@@ -642,4 +642,14 @@ fn a_literal_held_by_a_label_property_is_searched_in_labels_with_the_rows_of_the
             assert_eq!(found, want, "{query}");
         }
     }
+    // An update's WHERE is evaluated on its transaction's reader, which knows no stand-ins.
+    let (status, body) = open.update(&format!(
+        "DELETE {{ ?p {label} ?l }} WHERE {{ ?p {label} ?l . ?l bif:contains 'garden' }}"
+    ));
+    assert_eq!(status, 204, "{body}");
+    let left = open.rows(
+        &format!("SELECT ?l WHERE {{ <http://ex/e> {label} ?l }}"),
+        &["l"],
+    );
+    assert!(left.is_empty(), "{left:?}");
 }

@@ -99,7 +99,7 @@ pub fn prepare_update(
     update: &mut Update,
     options: QueryOptions,
 ) -> Result<QueryOptions, ApiError> {
-    let mut planner = plan::Planner::new(index, max_hits, reader);
+    let mut planner = plan::Planner::new(index, max_hits, reader).without_stand_ins();
     for operation in &mut update.operations {
         if let GraphUpdateOperation::DeleteInsert { pattern, .. } = operation {
             visit(pattern, &mut planner)?;

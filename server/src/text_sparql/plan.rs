@@ -25,6 +25,9 @@ pub(super) struct Planner<'i, 'r, 'db> {
     functions: Vec<(NamedNode, CustomFunction)>,
     /// How the patterns being planned are tied to the `GRAPH` they are in, if any.
     graph: Option<InGraph>,
+    /// Whether hits enter tables as stand-ins of their IRIs ([`Reader::stand_in`]): only
+    /// when the query is evaluated on `reader` itself, which alone knows them.
+    stand_ins: bool,
 }
 
 /// How the text patterns inside a `GRAPH` group are tied to its graph (see `graphs.rs`).
@@ -58,7 +61,15 @@ impl<'i, 'r, 'db> Planner<'i, 'r, 'db> {
             reader,
             functions: Vec::new(),
             graph: None,
+            stand_ins: true,
         }
+    }
+
+    /// Tables hold the hits' IRIs, read from the store, instead of stand-ins: for an update,
+    /// whose `WHERE` is evaluated on its transaction's reader, not on the one planned with.
+    pub(super) fn without_stand_ins(mut self) -> Self {
+        self.stand_ins = false;
+        self
     }
 
     /// Plans what follows as inside a `GRAPH` (`None`: outside any); returns the mode before.
@@ -187,7 +198,8 @@ impl<'i, 'r, 'db> Planner<'i, 'r, 'db> {
     /// the hits' other literals — a review's long text, for a word in product labels — are
     /// not read and tested at all. When that property is a label property, the hits are
     /// searched in the index's label fields only (`labels`): an entity whose label contains
-    /// the words has them among its label words.
+    /// the words has them among its label words. The hits are stand-ins of their IRIs when
+    /// the query is evaluated on the planner's reader (see [`Planner::without_stand_ins`]).
     fn literal_stream(
         &mut self,
         index: &Arc<TextIndex>,
@@ -196,11 +208,22 @@ impl<'i, 'r, 'db> Planner<'i, 'r, 'db> {
         request: TextRequest,
         Stream { via, labels }: Stream,
     ) -> Result<GraphPattern, ApiError> {
-        let hits = match labels {
-            Some(search) => searcher.label_entities(self.reader, search),
+        let ids = match labels {
+            Some(search) => search.into_ids(),
             None => searcher
-                .text_entities(self.reader, &request, self.max_hits)
+                .text_entity_ids(&request, self.max_hits)
                 .map_err(index_error)?,
+        };
+        let hits = match self.stand_ins {
+            true => ids
+                .into_iter()
+                .map(|id| self.reader.stand_in(id).into())
+                .collect(),
+            false => ids
+                .into_iter()
+                .map(|id| self.reader.term(id))
+                .collect::<Result<Vec<Term>, _>>()
+                .map_err(|e| ApiError::Internal(e.to_string()))?,
         };
         let n = self.functions.len();
         let entity = Variable::new_unchecked(format!("lodestone_text_entity{n}"));
