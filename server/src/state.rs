@@ -58,7 +58,7 @@ impl AppState {
         let prefixes = crate::prefix_table::PrefixTable::new(settings.prefixes.clone());
         let facets =
             FacetEngine::default().with_label_properties(settings.pages.labels.properties.clone());
-        Self {
+        let state = Self {
             inner: Arc::new(Inner {
                 store,
                 settings,
@@ -76,7 +76,11 @@ impl AppState {
                 bodies,
                 prefixes,
             }),
-        }
+        };
+        // The first count of the store's most used namespaces, here rather than in the
+        // first request that shows a CURIE (later counts run on a thread of their own).
+        state.prefixes();
+        state
     }
 
     /// The store.

@@ -60,6 +60,33 @@ pub(crate) fn record(
     Ok(recorded)
 }
 
+/// Of `declarations`, the entries that would change the `prefixes` table (a name not yet
+/// recorded, or bound to another namespace), by name: what a commit writes. A request that
+/// repeats the prefixes already recorded (most updates do) then changes nothing, and moves no
+/// commit sequence of its own.
+pub(crate) fn changes(
+    database: &Database,
+    declarations: &[(String, String)],
+) -> Result<Vec<(String, String)>, StoreError> {
+    let cf = database.cf(Table::Prefixes);
+    let mut out = Vec::new();
+    for (name, namespace) in entries(declarations) {
+        let stored = database.db().get_pinned_cf(cf, name.as_bytes())?;
+        if stored.as_deref() != Some(namespace.as_bytes()) {
+            out.push((name.to_owned(), namespace.to_owned()));
+        }
+    }
+    Ok(out)
+}
+
+/// Puts the entries of [`changes`] into a commit's batch.
+pub(crate) fn put(database: &Database, batch: &mut WriteBatch, changes: &[(String, String)]) {
+    let cf = database.cf(Table::Prefixes);
+    for (name, namespace) in changes {
+        batch.put_cf(cf, name.as_bytes(), namespace.as_bytes());
+    }
+}
+
 /// Every recorded declaration, by name.
 pub(crate) fn declared(database: &Database) -> Result<Vec<(String, String)>, StoreError> {
     let mut iter = database.db().raw_iterator_cf(database.cf(Table::Prefixes));

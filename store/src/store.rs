@@ -122,9 +122,15 @@ impl Store {
 
     /// Records prefix declarations (name, namespace IRI) met in loaded files or updates, for
     /// the prefix table every surface shows CURIEs with; the latest declaration of a name
-    /// wins, and implausible ones are skipped (see `prefixes`). Returns how many were kept.
+    /// wins, and implausible ones are skipped (see `prefixes`). A commit of its own when it
+    /// changes the recorded prefixes (see [`Transaction::declare_prefixes`], which records
+    /// them with a transaction's quads). Returns how many names it changed.
     pub fn record_prefixes(&self, declarations: &[(String, String)]) -> Result<usize, StoreError> {
-        crate::prefixes::record(&self.database, declarations)
+        let changed = crate::prefixes::changes(&self.database, declarations)?.len();
+        let mut transaction = self.transaction()?;
+        transaction.declare_prefixes(declarations.iter().cloned());
+        transaction.commit()?;
+        Ok(changed)
     }
 
     /// The prefix declarations recorded by [`Store::record_prefixes`], by name.

@@ -290,13 +290,12 @@ fn write_graph(
             return Err(ApiError::Timeout(budget));
         }
     }
-    transaction.commit().map_err(store_error)?;
-    crate::prefix_table::record_declared(
-        store,
+    transaction.declare_prefixes(
         quads
             .prefixes()
             .map(|(name, namespace)| (name.to_owned(), namespace.to_owned())),
     );
+    transaction.commit().map_err(store_error)?;
     Ok((created, count))
 }
 

@@ -190,7 +190,7 @@ async fn update(state: AppState, request: SparqlRequest, text: &str) -> Result<R
     let settings = state.settings().clone();
     let query_options = parse::options_for(optimizable, state.query_options());
     let index = state.text_index().cloned();
-    // Recorded once the update has committed.
+    // Recorded by the update's commit.
     let declared = crate::extract::prologue::declarations(text);
     run_write(&state, permit, budget, text.len(), move |token| {
         let _tree_share = share;
@@ -205,9 +205,9 @@ async fn update(state: AppState, request: SparqlRequest, text: &str) -> Result<R
         let options = UpdateOptions {
             query: query_options.with_cancellation(token.clone()),
             load_folder: settings.load_folder.clone(),
+            prefixes: declared,
         };
         execute_update(&store, &update, &options).map_err(|e| ApiError::from_store(e, budget))?;
-        crate::prefix_table::record_declared(&store, declared);
         Ok(())
     })
     .await?;

@@ -174,3 +174,38 @@ fn updates_and_uploads_record_their_prefixes_once_committed() {
         Some("http://example.org/gs/w")
     );
 }
+
+#[test]
+fn load_in_an_update_records_the_loaded_files_prefixes() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = dir.path().join("loaded.ttl");
+    // A name no other source gives the namespace (a made-up one would be `zq:`).
+    std::fs::write(
+        &file,
+        "@prefix ldd: <http://example.org/zq/> .\n\
+         ldd:x <http://www.w3.org/2000/01/rdf-schema#label> \"Ex\" ; ldd:size 3 .\n",
+    )
+    .expect("write");
+    let server = IndexedServer::start(
+        ServerSettings::default()
+            .with_open_updates()
+            .with_load_folder(dir.path()),
+        Duration::from_secs(60),
+        |_| {},
+    );
+    let base = &server.base;
+    assert_eq!(lookup_first(base, "ldd:x"), None);
+    assert_eq!(
+        update(base, &format!("LOAD <file://{}>", file.display())),
+        204
+    );
+    assert_eq!(
+        lookup_first(base, "ldd:x").as_deref(),
+        Some("http://example.org/zq/x")
+    );
+    let editor = html(base, "/sparql", &[]);
+    assert!(
+        editor.contains("<dt>ldd:</dt><dd><code>http://example.org/zq/</code></dd>"),
+        "{editor}"
+    );
+}

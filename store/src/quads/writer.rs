@@ -34,6 +34,8 @@ pub struct Transaction<'a> {
     term_buffer: Vec<u8>,
     /// Ids newer than this were handed out by this transaction (nothing committed uses them).
     first_new: IdMark,
+    /// Prefix declarations (name, namespace) recorded by the commit.
+    prefixes: Vec<(String, String)>,
 }
 
 impl<'a> Transaction<'a> {
@@ -50,7 +52,17 @@ impl<'a> Transaction<'a> {
             overlay: Overlay::default(),
             term_buffer: Vec::new(),
             first_new,
+            prefixes: Vec::new(),
         }
+    }
+
+    /// Prefix declarations (name, namespace IRI) of the document or request this transaction
+    /// applies, recorded by its commit for the prefix table every surface shows CURIEs with:
+    /// the latest declaration of a name wins, implausible ones are skipped (see
+    /// `crate::prefixes`). A declaration that changes the recorded prefixes makes a commit
+    /// (a new sequence number) even without quads, so that readers caching by sequence see it.
+    pub fn declare_prefixes(&mut self, declarations: impl IntoIterator<Item = (String, String)>) {
+        self.prefixes.extend(declarations);
     }
 
     /// A read view of the store with this transaction's changes applied.
@@ -302,8 +314,12 @@ impl<'a> Transaction<'a> {
     /// Writes every change in one atomic batch and returns the commit's sequence number
     /// (the previous one if nothing changed).
     pub fn commit(mut self) -> Result<SequenceNumber, StoreError> {
+        let prefixes = crate::prefixes::changes(self.database, &self.prefixes)?;
         if self.overlay.is_empty() {
-            return Ok(self.state.sequence);
+            if prefixes.is_empty() {
+                return Ok(self.state.sequence);
+            }
+            return self.commit_prefixes(&prefixes);
         }
         let database = self.database;
         let db = database.db();
@@ -503,6 +519,8 @@ impl<'a> Transaction<'a> {
             }
         }
 
+        crate::prefixes::put(database, &mut batch, &prefixes);
+
         // Change log and counters.
         let sequence = self.state.sequence + 1;
         subjects.sort_unstable();
@@ -536,6 +554,29 @@ impl<'a> Transaction<'a> {
         self.state.quad_count = quad_count;
         self.state.next_dictionary_id = self.next_dictionary_id;
         self.state.next_blank_id = self.next_blank_id;
+        database.publish_sequence(sequence);
+        Ok(sequence)
+    }
+
+    /// A commit of prefix declarations alone: a change log entry of no subjects.
+    fn commit_prefixes(
+        mut self,
+        prefixes: &[(String, String)],
+    ) -> Result<SequenceNumber, StoreError> {
+        let database = self.database;
+        let mut batch = WriteBatch::default();
+        crate::prefixes::put(database, &mut batch, prefixes);
+        let sequence = self.state.sequence + 1;
+        batch.put_cf(
+            database.cf(Table::Changes),
+            sequence.to_be_bytes(),
+            ChangeBatch::encode_subjects(&[]),
+        );
+        let meta = database.cf(Table::Meta);
+        batch.put_cf(meta, meta_key::SEQUENCE, encode_u64(sequence));
+        batch.put_cf(meta, meta_key::LAST_COMMIT_MS, encode_u64(now_ms()));
+        database.write(batch, &database.write_options())?;
+        self.state.sequence = sequence;
         database.publish_sequence(sequence);
         Ok(sequence)
     }

@@ -24,6 +24,9 @@ pub struct UpdateOptions {
     pub query: QueryOptions,
     /// Folder from which `LOAD <file:…>` may read; `None` refuses file loads.
     pub load_folder: Option<PathBuf>,
+    /// The prefixes the request's prologue declared (name, namespace), recorded with its
+    /// commit (see [`Transaction::declare_prefixes`]); those of files it loads are added.
+    pub prefixes: Vec<(String, String)>,
 }
 
 /// Applies an update request atomically; returns the commit's sequence number.
@@ -33,6 +36,7 @@ pub fn execute_update(
     options: &UpdateOptions,
 ) -> Result<SequenceNumber, StoreError> {
     let mut transaction = store.transaction()?;
+    transaction.declare_prefixes(options.prefixes.iter().cloned());
     let mut scope = BlankScope::default();
     for operation in &update.operations {
         apply(&mut transaction, &mut scope, operation, update, options)?;
@@ -261,12 +265,13 @@ fn load(
         lenient: false,
     };
     let file = std::fs::File::open(&canonical).map_err(|_| refused())?;
-    parse_into(
+    let report = parse_into(
         transaction,
         std::io::BufReader::new(file),
         source,
         &parse_options,
     )?;
+    transaction.declare_prefixes(report.prefixes);
     Ok(())
 }
 
