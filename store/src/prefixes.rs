@@ -43,23 +43,6 @@ pub(crate) fn entries(declarations: &[(String, String)]) -> Vec<(&str, &str)> {
     latest
 }
 
-/// Records `(name, namespace)` declarations; returns how many names were recorded.
-pub(crate) fn record(
-    database: &Database,
-    declarations: &[(String, String)],
-) -> Result<usize, StoreError> {
-    let cf = database.cf(Table::Prefixes);
-    let mut batch = WriteBatch::default();
-    for (name, namespace) in entries(declarations) {
-        batch.put_cf(cf, name.as_bytes(), namespace.as_bytes());
-    }
-    let recorded = batch.len();
-    if recorded > 0 {
-        database.write(batch, &database.write_options())?;
-    }
-    Ok(recorded)
-}
-
 /// Of `declarations`, the entries that would change the `prefixes` table (a name not yet
 /// recorded, or bound to another namespace), by name: what a commit writes. A request that
 /// repeats the prefixes already recorded (most updates do) then changes nothing, and moves no

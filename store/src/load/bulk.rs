@@ -19,6 +19,7 @@ use crate::database::{Database, WriterState};
 use crate::encoding::EncodedQuad;
 use crate::error::StoreError;
 use crate::kv::Table;
+use crate::quads::writer::Transaction;
 use oxrdf::Quad;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::sync_channel;
@@ -251,13 +252,19 @@ impl<'a> BulkLoader<'a> {
                 let ingest_start = Instant::now();
                 files.commit(self.database, &after)?;
                 report.ingesting = ingest_start.elapsed();
-            } else {
-                // Nothing new to ingest; the declarations are a write of their own.
-                crate::prefixes::record(self.database, &declared)?;
+                declared.clear();
             }
             Ok(after)
         })?;
         *state = after;
+        drop(state);
+        if !declared.is_empty() {
+            // Nothing was ingested: the declarations make a commit of their own, as any
+            // transaction's do, so that readers caching by commit sequence see them.
+            let mut transaction = Transaction::new(self.database);
+            transaction.declare_prefixes(declared);
+            transaction.commit()?;
+        }
         report.elapsed = start.elapsed();
         self.report_progress(&report, &bytes_read, bytes_total, start, "done");
         Ok(report)

@@ -243,6 +243,27 @@ fn declared_prefixes_go_in_with_the_load_that_declares_them() {
 }
 
 #[test]
+fn a_load_of_known_quads_declaring_a_prefix_is_a_commit() {
+    let store = TempStore::new();
+    let quads = "<http://example.com/ns#a> <http://example.com/ns#p> <http://example.com/ns#b> .\n";
+    bulk_load(
+        &store,
+        &[write_input(store.scratch(), "a.nt", quads.as_bytes())],
+    );
+    let sequence = store.sequence();
+    let turtle = format!("@prefix ex: <http://example.com/ns#> .\n{quads}");
+    let input = write_input(store.scratch(), "again.ttl", turtle.as_bytes());
+    let report = BulkLoader::new(&store).load(&[input]).expect("load");
+    assert_eq!(report.quads_added, 0);
+    assert_eq!(
+        store.declared_prefixes().expect("prefixes"),
+        [("ex".to_owned(), "http://example.com/ns#".to_owned())]
+    );
+    // Readers that cache the prefix table by commit sequence must see the change.
+    assert_eq!(store.sequence(), sequence + 1);
+}
+
+#[test]
 fn leftover_stdin_spool_file_does_not_stop_the_store_from_opening() {
     // `lodestone load -` copies standard input into the store folder; a crash leaves the copy.
     let store = bulk_loaded_music(50);
