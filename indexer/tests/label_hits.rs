@@ -2,42 +2,14 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)] // test code: a panic is the failure report
 
-use lodestone_indexer::{IndexSettings, TextIndex, TextRequest};
-use lodestone_store::model::{GraphNameRef, LiteralRef, NamedNodeRef, QuadRef, Term};
-use lodestone_store::{Reader, Store, StoreOptions, TermId};
+use lodestone_indexer::TextRequest;
+use lodestone_store::model::Term;
+use lodestone_store::{Reader, TermId};
+use support::{indexed, iri, LABEL};
 
-const LABEL: &str = "http://www.w3.org/2000/01/rdf-schema#label";
+mod support;
+
 const COMMENT: &str = "http://www.w3.org/2000/01/rdf-schema#comment";
-
-fn iri(s: &str) -> NamedNodeRef<'_> {
-    NamedNodeRef::new(s).expect("valid IRI")
-}
-
-/// A store of (subject, property, text, language) literals and its built index.
-fn indexed(literals: &[(&str, &str, &str, &str)]) -> (tempfile::TempDir, Store, TextIndex) {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let store = Store::open(dir.path().join("store"), StoreOptions::default()).expect("store");
-    let mut tx = store.transaction().expect("transaction");
-    for (subject, property, text, lang) in literals {
-        let literal = match *lang {
-            "" => LiteralRef::new_simple_literal(text),
-            lang => LiteralRef::new_language_tagged_literal_unchecked(text, lang),
-        };
-        let subject = format!("http://example.org/{subject}");
-        tx.insert(QuadRef::new(
-            iri(&subject),
-            iri(property),
-            literal,
-            GraphNameRef::DefaultGraph,
-        ))
-        .expect("insert");
-    }
-    tx.commit().expect("commit");
-    let index =
-        TextIndex::open(dir.path().join("text-index"), IndexSettings::default()).expect("open");
-    index.catch_up(&store).expect("build");
-    (dir, store, index)
-}
 
 /// The local names of entities.
 fn names(reader: &Reader<'_>, ids: Vec<TermId>) -> Vec<String> {

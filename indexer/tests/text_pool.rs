@@ -3,39 +3,22 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)] // test code: a panic is the failure report
 
-use lodestone_indexer::{IndexSettings, PoolHit, TextIndex};
-use lodestone_store::model::{GraphNameRef, LiteralRef, NamedNodeRef, QuadRef, Term};
-use lodestone_store::{Store, StoreOptions};
+use lodestone_indexer::{PoolHit, TextIndex};
+use lodestone_store::model::Term;
+use lodestone_store::Store;
+use support::LABEL;
 
-const LABEL: &str = "http://www.w3.org/2000/01/rdf-schema#label";
-
-fn iri(s: &str) -> NamedNodeRef<'_> {
-    NamedNodeRef::new(s).expect("valid IRI")
-}
+mod support;
 
 /// A store of (local name, label) entities and its built index.
 fn indexed(labels: &[(&str, &str)]) -> (tempfile::TempDir, Store, TextIndex) {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let store = Store::open(dir.path().join("store"), StoreOptions::default()).expect("store");
-    let mut tx = store.transaction().expect("transaction");
-    for (name, label) in labels {
-        let subject = format!("http://example.org/{name}");
-        tx.insert(QuadRef::new(
-            iri(&subject),
-            iri(LABEL),
-            LiteralRef::new_simple_literal(label),
-            GraphNameRef::DefaultGraph,
-        ))
-        .expect("insert");
-    }
-    tx.commit().expect("commit");
-    let index =
-        TextIndex::open(dir.path().join("text-index"), IndexSettings::default()).expect("open");
-    index.catch_up(&store).expect("build");
-    (dir, store, index)
+    let literals: Vec<_> = labels
+        .iter()
+        .map(|(name, label)| (*name, LABEL, *label, ""))
+        .collect();
+    support::indexed(&literals)
 }
 
-/// The pool of `text` as (local name, label may equal) pairs, sorted by name.
 fn pool(store: &Store, index: &TextIndex, text: &str, enough: usize) -> Vec<(String, bool)> {
     let searcher = index.searcher();
     let query = searcher.parse(text).expect("query");
