@@ -75,7 +75,8 @@ pub struct LoadReport {
     /// Time of the final ingest into the store.
     pub ingesting: Duration,
     /// Prefix names the inputs declared, recorded for the prefix table (see
-    /// `Store::record_prefixes`) in the same ingest as the load's quads.
+    /// `Store::record_prefixes`) in the same ingest as the load's quads, or in a commit of
+    /// their own when the load added nothing.
     pub prefixes_recorded: usize,
 }
 
