@@ -56,12 +56,6 @@ impl SearchServer {
                     .with_parse_options(options)
                     .load(&[Input::File(data_file(file))])
                     .expect("load");
-                // As `lodestone load` does: otherwise the server's rank keeper computes it
-                // after the start and the follower re-weights every ranked entity while a
-                // test compares two searches (pages of equal scores came out in two orders).
-                store
-                    .compute_entity_rank(&std::sync::atomic::AtomicBool::new(false))
-                    .expect("entity rank");
             }
         });
         Self {
