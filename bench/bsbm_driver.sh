@@ -2,22 +2,24 @@
 # BSBM explore mix with the real BSBM test driver over HTTP, 1 and 4 clients, against
 # `lodestone serve`, Oxigraph's server (`oxigraph serve-read-only`) and Virtuoso 7 (Debian's
 # virtuoso-opensource) on the same data, one system at a time. Prints each run's QMpH and
-# per-query averages (the driver's own lines) and, for lodestone, the server's peak RSS
-# during the mixes next to its memory budget.
+# per-query averages (the driver's own lines) and the server's peak RSS during the mixes
+# (for lodestone next to its memory budget).
 #
 #   bench/bsbm_driver.sh [SYSTEM…]        (default: lodestone oxigraph virtuoso)
 #
 # Environment (defaults in brackets):
 #   DATA    N-Triples file the stores hold, plain or .zst [/work/bsbmdata/ds100k.nt.zst]
-#           (Oxigraph reads a .zst through a pipe; Virtuoso's ld_dir needs a plain file, so
-#           a .zst is decompressed into WORK for its load only and deleted right after)
+#           (Oxigraph reads a .zst through a pipe; Virtuoso's ld_dir needs plain files, so
+#           a .zst is decompressed into WORK in 2 GB parts for its load only and deleted
+#           right after)
 #   TD      the driver's parameter folder from the same generator run [/work/bsbmdata/td_data100k]
 #   TOOL    a writable copy of ../shared/tools/bsbm [/work/bsbmdata/tool]
 #   WORK    folder for stores and logs [/tmp/bsbm-driver]
 #   STORE   a lodestone store already holding DATA (else one is loaded into WORK)
 #   OXIGRAPH_STORE, VIRTUOSO_DB  likewise for the others (else loaded into WORK; the loads
 #           take 5–15 minutes each at 35 M triples)
-#   RUNS [500] and WARMUP [50] mixes per run; CLIENTS ["1 4"]
+#   RUNS [500] and WARMUP [50] mixes per run; CLIENTS ["1 4"]; LOADERS [2] Virtuoso loaders
+#   (rdf_loader_run) in parallel
 # Every server runs under `nice -n 10`; nothing is left running at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,6 +31,7 @@ WORK=${WORK:-/tmp/bsbm-driver}
 RUNS=${RUNS:-500}
 WARMUP=${WARMUP:-50}
 CLIENTS=${CLIENTS:-1 4}
+LOADERS=${LOADERS:-2}
 OXIGRAPH=${OXIGRAPH:-/work/bsbmdata/venv/bin/oxigraph}
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$HOME/.cache/lodestone-target}
 systems=${*:-lodestone oxigraph virtuoso}
@@ -42,6 +45,11 @@ if [ ! -d "$TOOL/queries" ]; then
   ln -s "$(readlink -f "$repo/../shared/data/bsbm/queries")" "$WORK/tool/queries"
   TOOL=$WORK/tool
 fi
+
+# Virtuoso's isql: one statement, its result lines without the banner.
+isql() {
+  isql-vt 1112 dba dba exec="$1" | { grep -vE '^(OpenLink Virtuoso Interactive SQL|Version |Type HELP|Connected to|Driver: |$)' || true; }
+}
 
 stop_server() {
   if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
@@ -80,16 +88,13 @@ drive() {
     echo "--- $system, $clients client(s), $RUNS mixes after $WARMUP warm-up: $log"
     local done_flag=$WORK/.done-$system-$clients
     rm -f "$done_flag"
-    local watcher=
-    if [ "$system" = lodestone ]; then
-      watch_rss "$server_pid" "$done_flag" >"$WORK/$system-mt$clients.rss" &
-      watcher=$!
-    fi
+    watch_rss "$server_pid" "$done_flag" >"$WORK/$system-mt$clients.rss" &
+    local watcher=$!
     local status=0
     (cd "$TOOL" && ./testdriver -runs "$RUNS" -w "$WARMUP" -mt "$clients" -idir "$TD" \
       -ucf usecases/explore/sparql.txt -o "$WORK/$system-mt$clients.xml" "$endpoint") >"$log" 2>&1 || status=$?
     touch "$done_flag"
-    [ -z "$watcher" ] || wait "$watcher"
+    wait "$watcher"
     if [ "$status" != 0 ]; then
       tail -20 "$log"
       return "$status"
@@ -109,9 +114,7 @@ for q in root.findall("./queries/query"):
     if count and count != "0":
         print(f"  Q{n:>2}: avg {float(avg) * 1000:9.2f} ms  min {float(mn) * 1000:8.2f}  max {float(mx) * 1000:9.2f}  ({count} runs)")
 PY
-    if [ "$system" = lodestone ]; then
-      echo "lodestone serve peak RSS during the mixes: $(($(cat "$WORK/$system-mt$clients.rss") / 1024)) MiB"
-    fi
+    echo "$system server peak RSS during the mixes: $(($(cat "$WORK/$system-mt$clients.rss") / 1024)) MiB"
   done
 }
 
@@ -157,17 +160,22 @@ for system in $systems; do
     db=${VIRTUOSO_DB:-$WORK/virtuoso}
     fresh=no
     [ -e "$db/virtuoso.db" ] || fresh=yes
-    plain=$DATA
+    # ld_dir reads files on disk: a .zst is decompressed into WORK in parts of at most 2 GB
+    # (whole lines), which LOADERS loaders take in parallel, and deleted after the load.
+    pattern=$(basename "$DATA")
+    data_dir=$(dirname "$(readlink -f "$DATA")")
     case "$DATA" in
     *.zst)
-      plain=$WORK/load/$(basename "$DATA" .zst)
+      data_dir=$WORK/load
+      pattern='part-*.nt'
       if [ "$fresh" = yes ]; then
-        mkdir -p "$WORK/load"
+        mkdir -p "$data_dir"
         df -h "$WORK"
-        zstd -dc "$DATA" >"$plain"
+        start=$(date +%s)
+        zstd -dc "$DATA" | split -C 2G -d --additional-suffix=.nt - "$data_dir/part-"
+        echo "decompressed for ld_dir in $(($(date +%s) - start)) s: $(ls "$data_dir" | wc -l) parts"
       fi ;;
     esac
-    data_dir=$(dirname "$(readlink -f "$plain")")
     mkdir -p "$db"
     cat >"$db/virtuoso.ini" <<INI
 [Database]
@@ -201,15 +209,20 @@ INI
     wait_for "http://127.0.0.1:8891/sparql?query=ASK%7B%7D"
     if [ "$fresh" = yes ]; then
       start=$(date +%s)
-      isql-vt 1112 dba dba exec="ld_dir('$data_dir', '$(basename "$plain")', 'http://bsbm.example/');"
-      isql-vt 1112 dba dba exec="rdf_loader_run();"
-      isql-vt 1112 dba dba exec="checkpoint;"
-      echo "virtuoso load: $(($(date +%s) - start)) s"
-      [ "$plain" = "$DATA" ] || rm -f "$plain"
+      isql "ld_dir('$data_dir', '$pattern', 'http://bsbm.example/');"
+      loaders=()
+      for _ in $(seq 1 "$LOADERS"); do
+        isql "rdf_loader_run();" &
+        loaders+=($!)
+      done
+      wait "${loaders[@]}"
+      isql "checkpoint;"
+      echo "virtuoso load: $(($(date +%s) - start)) s with $LOADERS loaders; database $(du -sh "$db" | cut -f1)"
+      [ "$data_dir" != "$WORK/load" ] || rm -rf "$data_dir"
     fi
-    isql-vt 1112 dba dba exec="SPARQL SELECT COUNT(*) WHERE { ?s ?p ?o };" | grep -E '^[0-9]+' || true
+    isql "SPARQL SELECT COUNT(*) WHERE { ?s ?p ?o };" | grep -E '^[0-9]+' || true
     drive virtuoso http://127.0.0.1:8891/sparql
-    isql-vt 1112 dba dba exec="shutdown;" >/dev/null 2>&1 || true
+    isql "shutdown;" >/dev/null 2>&1 || true
     stop_server
     ;;
   *)
