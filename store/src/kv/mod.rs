@@ -1,6 +1,7 @@
 //! The key-value layer: which tables exist, how RocksDB is tuned, and raw access helpers.
 
 mod disk;
+mod multi_get;
 mod tables;
 
 pub(crate) use disk::{
@@ -8,5 +9,6 @@ pub(crate) use disk::{
     quiet_perf_counters, target_file_bytes, QUAD_PREFIX_LEN,
 };
 pub use disk::{CacheStats, IndexUsage, StoreOptions};
+pub(crate) use multi_get::multi_get;
 pub(crate) use tables::permutation_table;
 pub(crate) use tables::{meta_key, Table};

@@ -15,8 +15,8 @@
 
 use crate::database::Database;
 use crate::error::StoreError;
-use crate::kv::{open_staging_db, StoreOptions, Table};
-use rocksdb::{ColumnFamily, IngestExternalFileOptions, DB};
+use crate::kv::{multi_get, open_staging_db, StoreOptions, Table};
+use rocksdb::{ColumnFamily, IngestExternalFileOptions, ReadOptions, DB};
 use std::path::Path;
 
 /// The tables whose staged values later chunks read.
@@ -91,10 +91,9 @@ where
     K: AsRef<[u8]>,
     I: Iterator<Item = K>,
 {
+    let reads = ReadOptions::default();
     let mut values: Vec<Option<T>> = match staging {
-        Some(staging) => staging
-            .db
-            .batched_multi_get_cf(staging.cf(table), keys(), true)
+        Some(staging) => multi_get(&staging.db, staging.cf(table), keys(), true, &reads)
             .into_iter()
             .map(|v| v?.map(|v| decode(&v)).transpose())
             .collect::<Result<_, StoreError>>()?,
@@ -105,9 +104,7 @@ where
             .zip(&values)
             .filter(|(_, v)| v.is_none())
             .map(|(k, _)| k);
-        let found = database
-            .db()
-            .batched_multi_get_cf(database.cf(table), missing, true);
+        let found = multi_get(database.db(), database.cf(table), missing, true, &reads);
         let mut found = found.into_iter();
         for value in values.iter_mut().filter(|v| v.is_none()) {
             if let Some(v) = found.next() {

@@ -23,12 +23,12 @@
 use crate::database::{Database, IdMark, WriterState};
 use crate::encoding::{encode_term_bytes, EncodedQuad, Permutation, TermId, TermKind};
 use crate::error::{CorruptionError, StoreError};
-use crate::kv::{meta_key, Table};
+use crate::kv::{meta_key, multi_get, Table};
 use crate::quads::overlay::Overlay;
 use crate::quads::reader::Reader;
 use crate::stats::{decode_u64, encode_u64};
 use oxrdf::vocab::rdf;
-use rocksdb::WriteBatch;
+use rocksdb::{ReadOptions, WriteBatch};
 use rustc_hash::FxHashMap;
 
 /// What one distinct count counts.
@@ -306,10 +306,12 @@ fn write_deltas<'db, 'q>(
     let mut keys: Vec<((Distinct, TermId), i64)> = deltas.into_iter().collect();
     keys.sort_unstable();
     let cf = database.cf(Table::DistinctStats);
-    let current = database.db().batched_multi_get_cf(
+    let current = multi_get(
+        database.db(),
         cf,
         keys.iter().map(|((kind, term), _)| kind.key(*term)),
         true,
+        &ReadOptions::default(),
     );
     for (((kind, term), delta), value) in keys.iter().zip(current) {
         let old = value?.map_or(Ok(0), |v| decode_u64(&v))?;

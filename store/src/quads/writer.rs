@@ -12,14 +12,14 @@ use crate::encoding::{encode_term_bytes, inline_id, EncodedQuad, Permutation, Te
 use crate::error::{CorruptionError, StoreError};
 use crate::hash_iris;
 use crate::iri_index;
-use crate::kv::{meta_key, Table};
+use crate::kv::{meta_key, multi_get, Table};
 use crate::quads::layout::LayoutPlan;
 use crate::quads::overlay::Overlay;
 use crate::quads::reader::Reader;
 use crate::stats::{decode_u64, encode_u64, term_graph_key, TermUsage, UsageDelta};
 use oxrdf::vocab::rdf;
 use oxrdf::{GraphNameRef, QuadRef, TermRef};
-use rocksdb::WriteBatch;
+use rocksdb::{ReadOptions, WriteBatch};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::sync::MutexGuard;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -372,10 +372,12 @@ impl<'a> Transaction<'a> {
             .keys()
             .copied()
             .partition(|(t, g)| !self.is_new_term(*t) && !self.is_new_term(*g));
-        let current = db.batched_multi_get_cf(
+        let current = multi_get(
+            db,
             database.cf(Table::TermGraph),
             term_graph_keys.iter().map(|(t, g)| term_graph_key(*t, *g)),
             false,
+            &ReadOptions::default(),
         );
         let current = current
             .into_iter()
@@ -434,10 +436,12 @@ impl<'a> Transaction<'a> {
             .keys()
             .copied()
             .partition(|t| !self.is_new_term(*t));
-        let current = db.batched_multi_get_cf(
+        let current = multi_get(
+            db,
             database.cf(Table::TermStats),
             terms.iter().map(|t| t.to_be_bytes()),
             false,
+            &ReadOptions::default(),
         );
         let current = current
             .into_iter()
@@ -500,10 +504,12 @@ impl<'a> Transaction<'a> {
         // Classes.
         class_deltas.retain(|_, delta| *delta != 0);
         let classes: Vec<TermId> = class_deltas.keys().copied().collect();
-        let current = db.batched_multi_get_cf(
+        let current = multi_get(
+            db,
             database.cf(Table::ClassStats),
             classes.iter().map(|t| t.to_be_bytes()),
             false,
+            &ReadOptions::default(),
         );
         for (class, value) in classes.iter().zip(current) {
             let old = value?.map_or(Ok(0), |v| decode_u64(&v))?;
