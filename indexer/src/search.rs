@@ -11,7 +11,7 @@ use crate::analysis::{stem_analyzer_name, stemmed_language, words, FOLD, LONGEST
 use crate::document::Vocabulary;
 use crate::entity::{EntityText, LabelChoice};
 use crate::error::IndexError;
-use crate::popularity::from_field;
+use crate::popularity::{exact_share, from_field};
 use crate::query::{QueryPart, UserQuery};
 use crate::schema::Fields;
 use crate::settings::IndexSettings;
@@ -432,25 +432,24 @@ impl<'a> IndexSearcher<'a> {
         }
     }
 
-    /// Type-ahead's score: `(1 + exact · min(1, ln(1 + rank) / ln(1 + 100))) × (1 +
-    /// rank_weight · ln(1 + w))`, where `exact` is 1 for a label equal to the typed text
-    /// (the query's only scoring clause) and `w` is the weight of use (`crate::popularity`).
-    /// An exact label doubles the score of an entity of weight 100 or more and adds little to
-    /// one used once,
-    /// so that one-use fragments labelled `Athe…` do not outrank Athens (448 references).
+    /// Type-ahead's score: `(1 + exact · min(1, ln(1 + w) / ln(101))²) × (1 + rank_weight ·
+    /// ln(1 + w))`, where `exact` is 1 for a label equal to the typed text (the query's only
+    /// scoring clause) and `w` is the weight of use (`crate::popularity`). An exact label
+    /// doubles the score of an entity of weight 100 or more and adds about 15 % to one used
+    /// once ([`crate::popularity::exact_share`]), so that one-use fragments labelled `Athe…`
+    /// do not outrank Athens (448 references).
     fn autocomplete_tweak(
         &self,
     ) -> impl Fn(&SegmentReader) -> Box<dyn Fn(tantivy::DocId, f32) -> f32> + Send + Sync + 'static
     {
-        const FULL_BOOST_RANK: f32 = 100.0;
         let weight = self.settings.weights.rank_weight;
         move |segment: &SegmentReader| {
             let column = segment.fast_fields().u64("rank").ok();
             Box::new(move |doc, exact| {
                 let used = from_field(column.as_ref().and_then(|c| c.first(doc)).unwrap_or(0));
-                let damped = used.ln_1p();
-                let boost = exact * (damped / FULL_BOOST_RANK.ln_1p()).min(1.0);
-                (1.0 + boost) * (1.0 + weight * damped)
+                #[allow(clippy::cast_possible_truncation)] // a share in [0, 1]
+                let boost = exact * exact_share(f64::from(used)) as f32;
+                (1.0 + boost) * (1.0 + weight * used.ln_1p())
             })
         }
     }

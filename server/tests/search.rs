@@ -670,9 +670,6 @@ fn lookup_reads_declared_prefixes_and_shows_the_entity_rank() {
                 ("x".to_owned(), "not an IRI".to_owned()),
             ];
             assert_eq!(store.record_prefixes(&junk).expect("record"), 0);
-            store
-                .compute_entity_rank(&std::sync::atomic::AtomicBool::new(false))
-                .expect("rank");
         },
     );
     let json: Value = client()

@@ -28,15 +28,6 @@ fn data_file(name: &str) -> PathBuf {
         .join(name)
 }
 
-/// Computes the entity rank as `lodestone load` does after loading. Without it the server's
-/// rank keeper computes it after the start, and the text index re-indexes every ranked entity
-/// with its new weight while a test compares two searches.
-fn rank(store: &lodestone_store::Store) {
-    store
-        .compute_entity_rank(&std::sync::atomic::AtomicBool::new(false))
-        .expect("entity rank");
-}
-
 fn client() -> Client {
     Client::builder()
         .timeout(Duration::from_secs(120))
@@ -60,7 +51,6 @@ impl Server {
                 .with_parse_options(options)
                 .load(&[Input::File(data_file(file))])
                 .expect("load");
-            rank(store);
         });
         Self {
             base: server.base.clone(),
@@ -82,7 +72,6 @@ impl Server {
             BulkLoader::new(store)
                 .load(&[Input::File(file)])
                 .expect("load");
-            rank(store);
         });
         Self {
             base: server.base.clone(),

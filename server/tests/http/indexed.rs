@@ -20,12 +20,18 @@ pub struct IndexedServer {
 
 impl IndexedServer {
     /// Serves a new store that `fill` writes to, once its text index has caught up (within
-    /// `wait`, else the test fails).
+    /// `wait`, else the test fails). The entity rank is computed after the fill, as
+    /// `lodestone load` does after loading: otherwise the server's rank keeper computes it a
+    /// moment after the start and the text index re-weights every ranked entity while a test
+    /// compares searches (the order of two pages, or what comes first).
     pub fn start(settings: ServerSettings, wait: Duration, fill: impl FnOnce(&Store)) -> Self {
         let dir = tempfile::tempdir().expect("temp dir");
         let data = dir.path().join("data");
         let store = Arc::new(Store::open(&data, StoreOptions::default()).expect("store"));
         fill(&store);
+        store
+            .compute_entity_rank(&std::sync::atomic::AtomicBool::new(false))
+            .expect("entity rank");
         let state = AppState::new(Arc::clone(&store), settings);
         let (index, follower) = lodestone_server::text_index::start(
             &store,

@@ -19,14 +19,14 @@
 //! subject), so that a well described entity counts but a long description does not outweigh
 //! references, plus its entity rank (link analysis, mean 1 over linked entities). The match weights are exact IRI 16,
 //! IRI prefix 4, local-name prefix 3, label words `2 × (0.5 + 0.5 × text score / best text
-//! score)`, and exact name (a local name or label equal to the text) `2 + 6 × g`, `g` the
-//! damped weight of use relative to that of 100 uses (at most 1): an exact name is worth up
-//! to 8 only as far as the IRI is used, so that unused pages and one-use fragments named
-//! like the text do not outrank the thing everybody uses.
+//! score)`, and exact name (a local name or label equal to the text) `2 + 6 × g`, `g =
+//! min(1, ln(1 + w) / ln(101))²` (`lodestone_indexer::popularity::exact_share`): an exact
+//! name is worth up to 8 only as far as the IRI is used, so that unused pages and one-use
+//! fragments named like the text do not outrank the thing everybody uses.
 
 use super::index_error;
 use crate::error::ApiError;
-use lodestone_indexer::popularity::weight_of_use;
+use lodestone_indexer::popularity::{exact_share, weight_of_use};
 use lodestone_indexer::TextIndex;
 use lodestone_store::model::{NamedNode, Term};
 use lodestone_store::{Reader, TermId};
@@ -38,8 +38,6 @@ use std::time::Duration;
 const SCAN: usize = 2_000;
 /// Text hits re-ranked by usage.
 const TEXT_POOL: usize = 100;
-/// The weight of use from which an exact name gets its full weight.
-const FULLY_USED: f64 = 100.0;
 
 /// How a candidate matched the text; the order is from best to weakest.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -61,10 +59,7 @@ impl MatchKind {
     fn weight(self, used: f64) -> f64 {
         match self {
             Self::ExactIri => 16.0,
-            Self::ExactName => {
-                let referenced = (popularity(used) - 1.0) / (popularity(FULLY_USED) - 1.0);
-                2.0 + 6.0 * referenced.min(1.0)
-            }
+            Self::ExactName => 2.0 + 6.0 * exact_share(used),
             Self::IriPrefix => 4.0,
             Self::LocalNamePrefix => 3.0,
             Self::Label => 2.0,
