@@ -8,10 +8,11 @@ use crate::error::IndexError;
 use crate::schema::Fields;
 use crate::settings::IndexSettings;
 use lodestone_store::model::vocab::{rdf, xsd};
-use lodestone_store::model::{NamedNodeRef, Term};
+use lodestone_store::model::{Literal, NamedNodeRef, Term};
 use lodestone_store::{EncodedQuad, Reader, TermId, TermKind};
 use std::cell::RefCell;
 use std::collections::{BTreeSet, HashMap};
+use std::ops::Range;
 use tantivy::tokenizer::{TextAnalyzer, TokenizerManager};
 use tantivy::TantivyDocument;
 
@@ -122,11 +123,60 @@ pub fn text_literal(term: &Term) -> Option<(&str, Option<&str>)> {
     (literal.datatype() == xsd::STRING).then(|| (literal.value(), None))
 }
 
-/// Builds documents; holds the analyzer so that it is made once per batch.
+/// Subjects with their quads, read together so that the terms their documents need are
+/// looked up in a few batched reads instead of one read each.
+#[derive(Debug, Default)]
+pub(crate) struct Batch {
+    subjects: Vec<(TermId, Range<usize>)>,
+    quads: Vec<EncodedQuad>,
+}
+
+impl Batch {
+    /// Subjects that fill a batch.
+    const SUBJECTS: usize = 256;
+    /// Quads that fill a batch (a few subjects with very many statements).
+    const QUADS: usize = 16_384;
+
+    /// Adds a subject with all its quads.
+    pub(crate) fn push(&mut self, subject: TermId, quads: &[EncodedQuad]) {
+        let start = self.quads.len();
+        self.quads.extend_from_slice(quads);
+        self.subjects.push((subject, start..self.quads.len()));
+    }
+
+    /// Whether the batch is worth building now.
+    pub(crate) fn is_full(&self) -> bool {
+        self.subjects.len() >= Self::SUBJECTS || self.quads.len() >= Self::QUADS
+    }
+
+    /// Quads in the batch.
+    pub(crate) fn quad_count(&self) -> u64 {
+        self.quads.len() as u64
+    }
+
+    /// Empties the batch, keeping its memory.
+    pub(crate) fn clear(&mut self) {
+        self.subjects.clear();
+        self.quads.clear();
+    }
+
+    fn iter(&self) -> impl Iterator<Item = (TermId, &[EncodedQuad])> {
+        self.subjects
+            .iter()
+            .map(|(subject, range)| (*subject, self.quads.get(range.clone()).unwrap_or(&[])))
+    }
+}
+
+/// IRIs of classes and graphs kept by a builder; emptied when it grows past this many.
+const IRI_CACHE_LIMIT: usize = 100_000;
+
+/// Builds documents; holds the analyzer so that it is made once, and the IRIs of the classes
+/// and graphs met so far (the same few are named by most entities).
 pub(crate) struct DocumentBuilder<'f> {
     fields: &'f Fields,
     vocabulary: Vocabulary,
     analyzer: TextAnalyzer,
+    iris: HashMap<TermId, String>,
 }
 
 impl<'f> DocumentBuilder<'f> {
@@ -142,23 +192,131 @@ impl<'f> DocumentBuilder<'f> {
             fields,
             vocabulary,
             analyzer,
+            iris: HashMap::new(),
         }
     }
 
-    /// The document of `subject` given all its quads (any order), or `None` when it has no
-    /// text literal or is not an IRI.
-    pub(crate) fn build(
+    /// The document of each subject of `batch` given all its quads (any order), passed to
+    /// `emit` in the batch's order: `None` when the subject has no text literal or is not an
+    /// IRI. The literals, IRIs and weights of use the documents need are read in one batched
+    /// read each.
+    pub(crate) fn build_batch(
+        &mut self,
+        reader: &Reader<'_>,
+        batch: &Batch,
+        mut emit: impl FnMut(TermId, Option<TantivyDocument>) -> Result<(), IndexError>,
+    ) -> Result<(), IndexError> {
+        let is_candidate = |subject: TermId, quads: &[EncodedQuad]| {
+            subject.kind() == TermKind::Iri && !quads.is_empty()
+        };
+        // The string literals of the batch, by id.
+        let mut literal_ids: Vec<TermId> = batch
+            .iter()
+            .filter(|(subject, quads)| is_candidate(*subject, quads))
+            .flat_map(|(_, quads)| quads.iter().map(|q| q.object))
+            .filter(|object| object.kind() == TermKind::Literal)
+            .collect();
+        literal_ids.sort_unstable();
+        literal_ids.dedup();
+        let literals = reader.string_literals(&literal_ids)?;
+        let literal = |id: TermId| -> Option<&Literal> {
+            literal_ids
+                .binary_search(&id)
+                .ok()
+                .and_then(|at| literals.get(at))
+                .and_then(Option::as_ref)
+        };
+        // The subjects with words, their IRIs and weights of use.
+        let has_text: Vec<bool> = batch
+            .iter()
+            .map(|(subject, quads)| {
+                is_candidate(subject, quads)
+                    && quads.iter().any(|q| {
+                        q.object.kind() == TermKind::Literal && literal(q.object).is_some()
+                    })
+            })
+            .collect();
+        let with_text: Vec<TermId> = batch
+            .iter()
+            .zip(&has_text)
+            .filter(|(_, text)| **text)
+            .map(|((subject, _), _)| subject)
+            .collect();
+        let subject_iris = reader.terms(&with_text)?;
+        let ranks = reader.entity_ranks(&with_text)?;
+        let usages = reader.usages(&with_text)?;
+        self.remember_iris(reader, batch, &has_text)?;
+        let mut next = 0;
+        for ((subject, quads), text) in batch.iter().zip(has_text) {
+            if !text {
+                emit(subject, None)?;
+                continue;
+            }
+            let at = next;
+            next += 1;
+            let (Some(Term::NamedNode(iri)), Some(rank), Some(usage)) =
+                (subject_iris.get(at), ranks.get(at), usages.get(at))
+            else {
+                emit(subject, None)?;
+                continue;
+            };
+            let used = crate::popularity::weight_of_use(usage, *rank);
+            let doc = self.document(reader, subject, iri.as_str(), used, quads, &literal)?;
+            emit(subject, Some(doc))?;
+        }
+        Ok(())
+    }
+
+    /// Reads the IRIs of the classes and graphs of the batch's subjects with text (`has_text`,
+    /// in the batch's order) not read before.
+    fn remember_iris(
+        &mut self,
+        reader: &Reader<'_>,
+        batch: &Batch,
+        has_text: &[bool],
+    ) -> Result<(), IndexError> {
+        let rdf_type = self.vocabulary.rdf_type;
+        let mut missing: Vec<TermId> = batch
+            .iter()
+            .zip(has_text)
+            .filter(|(_, text)| **text)
+            .flat_map(|((_, quads), _)| quads.iter())
+            .flat_map(|q| {
+                let class = (Some(q.predicate) == rdf_type && q.object.kind() == TermKind::Iri)
+                    .then_some(q.object);
+                let graph = (!q.graph.is_default_graph()).then_some(q.graph);
+                class.into_iter().chain(graph)
+            })
+            .filter(|id| !self.iris.contains_key(id))
+            .collect();
+        missing.sort_unstable();
+        missing.dedup();
+        if missing.is_empty() {
+            return Ok(());
+        }
+        if self.iris.len() + missing.len() > IRI_CACHE_LIMIT {
+            self.iris.clear();
+        }
+        for (id, term) in missing.iter().zip(reader.terms(&missing)?) {
+            if let Term::NamedNode(node) = term {
+                self.iris.insert(*id, node.into_string());
+            }
+        }
+        Ok(())
+    }
+
+    /// The document of one subject with words.
+    fn document<'l>(
         &mut self,
         reader: &Reader<'_>,
         subject: TermId,
+        iri: &str,
+        weight_of_use: f64,
         quads: &[EncodedQuad],
-    ) -> Result<Option<TantivyDocument>, IndexError> {
-        if subject.kind() != TermKind::Iri || quads.is_empty() {
-            return Ok(None);
-        }
+        literal: &impl Fn(TermId) -> Option<&'l Literal>,
+    ) -> Result<TantivyDocument, IndexError> {
         let f = self.fields;
         let mut doc = TantivyDocument::default();
-        let mut has_text = false;
         let mut langs = BTreeSet::new();
         let mut classes = BTreeSet::new();
         let mut graphs = BTreeSet::new();
@@ -177,11 +335,10 @@ impl<'f> DocumentBuilder<'f> {
             if quad.object.kind() != TermKind::Literal {
                 continue;
             }
-            let term = reader.term(quad.object)?;
-            let Some((text, lang)) = text_literal(&term) else {
+            let Some(term) = literal(quad.object) else {
                 continue;
             };
-            has_text = true;
+            let (text, lang) = (term.value(), term.language());
             let is_label = self
                 .vocabulary
                 .label_priority(reader, quad.predicate)?
@@ -203,21 +360,9 @@ impl<'f> DocumentBuilder<'f> {
                 langs.insert(lang.to_ascii_lowercase());
             }
         }
-        if !has_text {
-            return Ok(None);
-        }
-        let Term::NamedNode(iri) = reader.term(subject)? else {
-            return Ok(None);
-        };
         doc.add_u64(f.id, subject.as_u64());
-        let entity_rank = reader
-            .entity_ranks(&[subject])?
-            .first()
-            .copied()
-            .unwrap_or(0.0);
-        let used = crate::popularity::weight_of_use(&reader.usage(subject)?, entity_rank);
-        doc.add_u64(f.rank, crate::popularity::to_field(used));
-        doc.add_text(f.iri, iri.as_str());
+        doc.add_u64(f.rank, crate::popularity::to_field(weight_of_use));
+        doc.add_text(f.iri, iri);
         for label in &exact_labels {
             doc.add_text(f.label_exact, label);
         }
@@ -233,11 +378,11 @@ impl<'f> DocumentBuilder<'f> {
         }
         for (field, ids) in [(f.class, &classes), (f.graph, &graphs)] {
             for id in ids {
-                if let Term::NamedNode(node) = reader.term(*id)? {
-                    doc.add_text(field, node.as_str());
+                if let Some(iri) = self.iris.get(id) {
+                    doc.add_text(field, iri);
                 }
             }
         }
-        Ok(Some(doc))
+        Ok(doc)
     }
 }

@@ -8,7 +8,8 @@
 //! without that payload, of another version or with another schema is rebuilt from scratch.
 
 use crate::analysis::register_analyzers;
-use crate::document::{DocumentBuilder, Vocabulary};
+use crate::build::{snapshot_readers, FullBuild};
+use crate::document::{Batch, DocumentBuilder, Vocabulary};
 use crate::error::IndexError;
 use crate::progress::{BuildKind, BuildProgress, Running, Tracker};
 use crate::schema::Fields;
@@ -273,46 +274,61 @@ impl TextIndex {
                 Vocabulary::resolve(&reader, &self.settings)?,
                 self.index.tokenizers(),
             );
-            let mut quads = Vec::new();
             // The committed documents (the writer lock keeps them still): a subject without
             // text before and after the change (most of a data graph's subjects have none)
             // needs no deletion, and each deletion costs a term query over every segment at
             // commit.
             let searcher = self.reader.searcher();
+            let mut batch = Batch::default();
+            let mut flush = |batch: &mut Batch| {
+                builder.build_batch(&reader, batch, |subject, doc| {
+                    let id = IndexTerm::from_field_u64(self.fields.id, subject.as_u64());
+                    match doc {
+                        Some(doc) => {
+                            writer.delete_term(id);
+                            writer.add_document(doc)?;
+                            entities += 1;
+                        }
+                        None => {
+                            if searcher.doc_freq(&id)? > 0 {
+                                writer.delete_term(id);
+                            }
+                        }
+                    }
+                    done += 1;
+                    running.set(done, entities);
+                    Ok(())
+                })?;
+                batch.clear();
+                Ok::<_, IndexError>(())
+            };
+            let mut quads = Vec::new();
             for subject in subjects {
                 self.check_stopping()?;
-                let id = IndexTerm::from_field_u64(self.fields.id, subject.as_u64());
                 quads.clear();
                 for quad in reader.quads_for_pattern(Some(subject), None, None, None) {
                     quads.push(quad?);
                 }
-                match builder.build(&reader, subject, &quads)? {
-                    Some(doc) => {
-                        writer.delete_term(id);
-                        writer.add_document(doc)?;
-                        entities += 1;
-                    }
-                    None => {
-                        if searcher.doc_freq(&id)? > 0 {
-                            writer.delete_term(id);
-                        }
-                    }
+                batch.push(subject, &quads);
+                if batch.is_full() {
+                    flush(&mut batch)?;
                 }
-                done += 1;
-                running.set(done, entities);
             }
+            flush(&mut batch)?;
             self.commit(writer, last, running)
         })?;
         store.trim_changes(last)?;
         Ok(last)
     }
 
-    /// Drops every document and indexes the whole store again from one snapshot;
-    /// `on_progress` gets the number of quads read so far every 100,000 quads.
+    /// Drops every document and indexes the whole store again from one snapshot, with a
+    /// thread per writer thread reading a part of it; `on_progress` gets the number of quads
+    /// read so far every 100,000 quads or so (from one of those threads, while the others
+    /// wait) and at the end.
     pub fn rebuild(
         &self,
         store: &Store,
-        on_progress: impl FnMut(u64),
+        on_progress: impl FnMut(u64) + Send,
     ) -> Result<BuildReport, IndexError> {
         self.build_all(store, false, on_progress)
     }
@@ -323,39 +339,30 @@ impl TextIndex {
         &self,
         store: &Store,
         earlier_state: bool,
-        mut on_progress: impl FnMut(u64),
+        on_progress: impl FnMut(u64) + Send,
     ) -> Result<BuildReport, IndexError> {
         let start = Instant::now();
-        let reader = store.reader();
+        let (threads, _) = self.settings.writer_budget();
+        let readers = snapshot_readers(store, threads)?;
+        let Some(reader) = readers.first() else {
+            return Err(IndexError::Stopped);
+        };
         let sequence = reader.sequence()?;
         let total = reader.quad_count()?;
         let (entities, read) = self.with_writer(|writer| {
             let running = self.tracker.start(BuildKind::Rebuild, total, earlier_state);
             writer.delete_all_documents()?;
-            let mut builder = DocumentBuilder::new(
-                &self.fields,
-                Vocabulary::resolve(&reader, &self.settings)?,
-                self.index.tokenizers(),
-            );
-            let mut entities = 0;
-            let mut read = 0;
-            for group in reader.quads_by_subject() {
-                self.check_stopping()?;
-                let (subject, quads) = group?;
-                if let Some(doc) = builder.build(&reader, subject, &quads)? {
-                    writer.add_document(doc)?;
-                    entities += 1;
-                }
-                let before = read;
-                read += quads.len() as u64;
-                running.set(read, entities);
-                if read / 100_000 != before / 100_000 {
-                    on_progress(read);
-                }
+            let built = FullBuild {
+                fields: &self.fields,
+                settings: &self.settings,
+                tokenizers: self.index.tokenizers(),
+                writer,
+                stopping: &self.stopping,
+                running: &running,
             }
-            on_progress(read);
+            .run(readers, on_progress)?;
             self.commit(writer, sequence, running)?;
-            Ok((entities, read))
+            Ok((built.entities, built.quads))
         })?;
         store.trim_changes(sequence)?;
         Ok(BuildReport {

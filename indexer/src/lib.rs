@@ -9,6 +9,7 @@
 #![deny(missing_docs)]
 
 mod analysis;
+mod build;
 mod document;
 mod entity;
 mod error;

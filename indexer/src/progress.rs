@@ -160,6 +160,18 @@ impl Running<'_> {
         self.tracker.done.store(done, Ordering::Relaxed);
         self.tracker.entities.store(entities, Ordering::Relaxed);
     }
+
+    /// Adds to the counters what one of several threads of the build has just done;
+    /// returns what was done before.
+    pub(crate) fn add(&self, done: u64, entities: u64) -> u64 {
+        self.tracker.entities.fetch_add(entities, Ordering::Relaxed);
+        self.tracker.done.fetch_add(done, Ordering::Relaxed)
+    }
+
+    /// Quads read or subjects done so far.
+    pub(crate) fn done(&self) -> u64 {
+        self.tracker.done.load(Ordering::Relaxed)
+    }
 }
 
 impl Drop for Running<'_> {

@@ -18,6 +18,8 @@
 
 #[path = "store/backup.rs"]
 mod backup;
+#[path = "store/batch.rs"]
+mod batch;
 #[path = "store/blank_nodes.rs"]
 mod blank_nodes;
 #[path = "store/changes.rs"]

@@ -8,7 +8,11 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use lodestone_indexer::TextIndex;
 use std::io::IsTerminal;
 
-/// Rebuilds the text index from scratch with a progress bar.
+/// Seconds between two progress lines when standard error is not a terminal.
+const LINE_EVERY: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Rebuilds the text index from scratch with a progress bar (progress lines without a
+/// terminal).
 pub(super) fn reindex(args: &ReindexArgs) -> anyhow::Result<()> {
     let settings = crate::config::search_settings(args.config.as_deref())?;
     let args = &args.data;
@@ -31,10 +35,21 @@ pub(super) fn reindex(args: &ReindexArgs) -> anyhow::Result<()> {
         );
         bar
     });
-    let report = index.rebuild(&store, |quads| {
-        if let Some(bar) = &bar {
-            bar.set_position(quads);
+    // Without a terminal, a line every few seconds (logs of a long rebuild).
+    let started = std::time::Instant::now();
+    let mut last_line = started;
+    let report = index.rebuild(&store, |quads| match &bar {
+        Some(bar) => bar.set_position(quads),
+        None if last_line.elapsed() >= LINE_EVERY => {
+            last_line = std::time::Instant::now();
+            let seconds = started.elapsed().as_secs_f64().max(1e-9);
+            let entities = index.building().map_or(0, |p| p.entities);
+            eprintln!(
+                "[{seconds:>6.1}s] reindex: {quads} of {total} quads read, {entities} entities indexed, {:.0} entities/s",
+                entities as f64 / seconds
+            );
         }
+        None => {}
     })?;
     if let Some(bar) = bar {
         bar.finish_and_clear();

@@ -213,6 +213,12 @@ pub(crate) fn encode_term_bytes(term: TermRef<'_>, out: &mut Vec<u8>) {
     }
 }
 
+/// Whether dictionary bytes written by [`encode_term_bytes`] are those of a simple or a
+/// language-tagged literal (the literals that hold words), read from the tag alone.
+pub(crate) fn is_string_literal_bytes(bytes: &[u8]) -> bool {
+    matches!(bytes.first(), Some(b'S' | b'L'))
+}
+
 /// Reads back what [`encode_term_bytes`] wrote; `None` if the bytes are not a term.
 pub(crate) fn decode_term_bytes(bytes: &[u8]) -> Option<Term> {
     let (&tag, rest) = bytes.split_first()?;

@@ -1,5 +1,6 @@
 //! Reading and writing quads: snapshots with pattern scans, and the write transaction.
 
+pub(crate) mod batch;
 pub(crate) mod distinct;
 pub(crate) mod layout;
 pub(crate) mod overlay;

@@ -129,29 +129,7 @@ impl<'a> Reader<'a> {
     pub fn quads_by_subject(
         &self,
     ) -> impl Iterator<Item = Result<(TermId, Vec<EncodedQuad>), StoreError>> + use<'_, 'a> {
-        let mut quads = self.quads_for_pattern(None, None, None, None);
-        let mut pending: Option<EncodedQuad> = None;
-        std::iter::from_fn(move || {
-            let mut group = Vec::new();
-            if let Some(first) = pending.take() {
-                group.push(first);
-            }
-            for quad in quads.by_ref() {
-                let quad = match quad {
-                    Ok(quad) => quad,
-                    Err(error) => return Some(Err(error)),
-                };
-                match group.first() {
-                    Some(first) if first.subject != quad.subject => {
-                        pending = Some(quad);
-                        break;
-                    }
-                    _ => group.push(quad),
-                }
-            }
-            let subject = group.first()?.subject;
-            Some(Ok((subject, group)))
-        })
+        crate::quads::batch::group_by_subject(self.quads_for_pattern(None, None, None, None))
     }
 
     /// Quads matching a pattern of ids; `None` is a wildcard. For the graph, `None` means every
@@ -321,6 +299,56 @@ impl<'a> Reader<'a> {
                 }
             }
         }
+    }
+
+    /// Every quad of `permutation` from the first key at or after `start`, in key order, with
+    /// the overlay's added quads merged in (all of them: the caller skips those before
+    /// `start`). A scan in total order, reading ahead without filling the block cache.
+    pub(super) fn scan_from(&self, permutation: Permutation, start: &[u8]) -> QuadIter<'_, 'a> {
+        let (slot, mut iter) = self.take_iterator(permutation, true);
+        iter.seek(start);
+        let (extra, removed) = match self.overlay {
+            Some(overlay) => (
+                overlay.added_matching(permutation, [None; 4]),
+                Some(overlay),
+            ),
+            None => (Vec::new(), None),
+        };
+        QuadIter {
+            permutation,
+            slot,
+            base: Some(iter),
+            idle: &self.idle,
+            prefix: Vec::new(),
+            extra: extra.into_iter().peekable(),
+            removed,
+            error: None,
+            failed: false,
+        }
+    }
+
+    /// The last key of `table` at or before `key` in this snapshot (committed state only).
+    pub(super) fn last_key_at_or_before(
+        &self,
+        table: Table,
+        key: &[u8],
+    ) -> Result<Option<Vec<u8>>, StoreError> {
+        let mut iter = self.raw_iterator(table, None);
+        iter.seek_for_prev(key);
+        iter.status()?;
+        Ok(iter.key().map(<[u8]>::to_vec))
+    }
+
+    /// The values of many keys of `table` at once, in the order given; `sorted` says the keys
+    /// are in ascending order (RocksDB then skips sorting them). Committed state only.
+    pub(super) fn multi_get<K: AsRef<[u8]>>(
+        &self,
+        table: Table,
+        keys: impl IntoIterator<Item = K>,
+        sorted: bool,
+    ) -> Vec<Result<Option<rocksdb::DBPinnableSlice<'a>>, rocksdb::Error>> {
+        self.db
+            .batched_multi_get_cf_opt(self.cf(table), keys, sorted, &self.read_options(None))
     }
 
     /// Uncommitted changes this reader sees on top of its snapshot, if any.

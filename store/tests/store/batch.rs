@@ -1,0 +1,106 @@
+//! Reads for whole-store passes: subject ranges that cover the scan once, and terms decoded
+//! in batches equal to those decoded one by one.
+
+use crate::support::{proptest_config, TempStore};
+use lodestone_store::{EncodedQuad, TermId, TermKind};
+use oxrdf::{BlankNode, GraphName, Literal, NamedNode, Quad, Term};
+use proptest::prelude::*;
+
+fn iri(n: usize) -> NamedNode {
+    NamedNode::new_unchecked(format!("http://example.com/t{n}"))
+}
+
+proptest! {
+    #![proptest_config(proptest_config())]
+
+    #[test]
+    fn subject_ranges_cover_the_iri_subjects_once(
+        quads in prop::collection::vec((0..40usize, 0..4usize, 0..40usize, any::<bool>()), 0..300),
+        cuts in prop::collection::vec(any::<u64>(), 0..6),
+    ) {
+        let store = TempStore::new();
+        let mut transaction = store.transaction().expect("transaction");
+        for (s, p, o, blank) in &quads {
+            let subject: oxrdf::Subject = if *blank {
+                BlankNode::new_unchecked(format!("b{s}")).into()
+            } else {
+                iri(*s).into()
+            };
+            let quad = Quad::new(subject, iri(100 + p), iri(*o), GraphName::DefaultGraph);
+            transaction.insert(quad.as_ref()).expect("insert");
+        }
+        transaction.commit().expect("commit");
+        let reader = store.reader();
+        let expected: Vec<(TermId, Vec<EncodedQuad>)> = reader
+            .quads_by_subject()
+            .filter(|g| g.as_ref().map_or(true, |(s, _)| s.kind() == TermKind::Iri))
+            .collect::<Result<_, _>>()
+            .expect("groups");
+        let span = reader.subject_span(TermKind::Iri).expect("span");
+        let Some(span) = span else {
+            prop_assert!(expected.is_empty());
+            return Ok(());
+        };
+        prop_assert_eq!(Some(*span.start()), expected.first().map(|g| g.0));
+        prop_assert_eq!(Some(*span.end()), expected.last().map(|g| g.0));
+        // Cut the span at arbitrary points; the ranges' groups are the scan's.
+        let (first, last) = (span.start().as_u64(), span.end().as_u64());
+        let mut bounds: Vec<u64> = cuts.iter().map(|c| first + c % (last - first + 1)).collect();
+        bounds.push(first);
+        bounds.push(last + 1);
+        bounds.sort_unstable();
+        let mut got = Vec::new();
+        for pair in bounds.windows(2) {
+            let range = TermId::from_u64(pair[0])..TermId::from_u64(pair[1]);
+            for group in reader.quads_by_subject_in(range) {
+                got.push(group.expect("group"));
+            }
+        }
+        prop_assert_eq!(got, expected);
+    }
+}
+
+#[test]
+fn batched_terms_equal_terms_read_one_by_one() {
+    let store = TempStore::new();
+    let values: Vec<Term> = vec![
+        Literal::new_simple_literal("plain words").into(),
+        Literal::new_language_tagged_literal_unchecked("mots", "fr").into(),
+        Literal::new_typed_literal("2.5", oxrdf::vocab::xsd::DECIMAL).into(),
+        Literal::new_typed_literal("2020-01-01", oxrdf::vocab::xsd::DATE).into(),
+        Literal::from(12_i64).into(),
+        iri(7).into(),
+    ];
+    let mut transaction = store.transaction().expect("transaction");
+    for value in &values {
+        let quad = Quad::new(iri(1), iri(2), value.clone(), GraphName::DefaultGraph);
+        transaction.insert(quad.as_ref()).expect("insert");
+    }
+    transaction.commit().expect("commit");
+    let reader = store.reader();
+    let mut ids: Vec<TermId> = values
+        .iter()
+        .map(|v| reader.term_id(v.as_ref()).expect("read").expect("stored"))
+        .collect();
+    // Repeated and unsorted ids come back in the order asked.
+    ids.reverse();
+    ids.push(ids[0]);
+    let one_by_one: Vec<Term> = ids
+        .iter()
+        .map(|id| reader.term(*id).expect("term"))
+        .collect();
+    assert_eq!(reader.terms(&ids).expect("terms"), one_by_one);
+    let strings: Vec<Option<Literal>> = one_by_one
+        .iter()
+        .map(|t| match t {
+            Term::Literal(l)
+                if l.language().is_some() || l.datatype() == oxrdf::vocab::xsd::STRING =>
+            {
+                Some(l.clone())
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(strings.iter().flatten().count(), 2);
+    assert_eq!(reader.string_literals(&ids).expect("literals"), strings);
+}
