@@ -215,8 +215,8 @@ impl IndexSearcher<'_> {
                 ),
             )?;
             count = count.saturating_add(matched);
-            for (score, address) in top {
-                let id = self.entity_id(address)?;
+            for (key, address) in top {
+                let (id, score) = (self.entity_id(address)?, key.score);
                 let best = scores.entry(id).or_insert_with(|| {
                     order.push(id);
                     score
@@ -224,8 +224,8 @@ impl IndexSearcher<'_> {
                 *best = best.max(score);
             }
         }
-        // Best first; an equal score keeps the index's order (that of `/api/search`).
-        order.sort_by(|a, b| scores[b].total_cmp(&scores[a]));
+        // Best first; an equal score by entity id, as `/api/search` orders it.
+        order.sort_by(|a, b| scores[b].total_cmp(&scores[a]).then(a.cmp(b)));
         Ok((order, scores, count))
     }
 

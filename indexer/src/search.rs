@@ -19,6 +19,7 @@ use crate::snippet::{best_snippet, Snippet, WordMatcher};
 use lodestone_store::model::vocab::rdfs;
 use lodestone_store::model::{NamedNodeRef, Term};
 use lodestone_store::{Reader, TermId};
+use std::cmp::Reverse;
 use std::collections::{BTreeSet, VecDeque};
 use std::ops::Bound;
 use std::sync::OnceLock;
@@ -99,6 +100,31 @@ pub struct SearchPage {
     pub hits: Vec<SearchHit>,
 }
 
+/// A hit's sort key: its score, then, among equal scores, its entity id (smallest first).
+///
+/// Tantivy orders equal scores by document address, which commits change: re-indexing an
+/// entity (a new weight of use, a new class) moves it to a new document and merges renumber
+/// segments, so the pages of a search read across a commit repeated or skipped hits of equal
+/// score. An entity's id does not move.
+#[derive(Debug, Clone, Copy, PartialEq, PartialOrd)]
+pub(crate) struct RankKey {
+    /// The combined score.
+    pub(crate) score: f32,
+    /// The entity id, reversed so that the larger key is the smaller id.
+    id: Reverse<u64>,
+}
+
+impl RankKey {
+    /// The key of a document: its score and its entity id (a document without one, which a
+    /// well-formed index has not, comes after every other of its score).
+    fn new(score: f32, id: Option<u64>) -> Self {
+        Self {
+            score,
+            id: Reverse(id.unwrap_or(u64::MAX)),
+        }
+    }
+}
+
 /// A searcher over one committed state of the index.
 pub struct IndexSearcher<'a> {
     pub(crate) searcher: Searcher,
@@ -152,7 +178,7 @@ impl<'a> IndexSearcher<'a> {
             &TopDocs::with_limit(limit.max(1)).tweak_score(self.rank_tweak()),
         )?;
         top.into_iter()
-            .map(|(score, address)| Ok((self.entity_id(address)?, score)))
+            .map(|(key, address)| Ok((self.entity_id(address)?, key.score)))
             .collect()
     }
 
@@ -178,10 +204,10 @@ impl<'a> IndexSearcher<'a> {
         };
         let vocabulary = Vocabulary::resolve(reader, self.settings)?;
         let mut analyzer = self.analyzer(FOLD);
-        for (score, address) in top.into_iter().take(request.limit) {
+        for (key, address) in top.into_iter().take(request.limit) {
             let id = self.entity_id(address)?;
             let Some((mut hit, text)) =
-                self.hit(reader, &vocabulary, (id, score), &request.langs, true)?
+                self.hit(reader, &vocabulary, (id, key.score), &request.langs, true)?
             else {
                 page.total = page.total.saturating_sub(1);
                 continue;
@@ -284,10 +310,10 @@ impl<'a> IndexSearcher<'a> {
         )?;
         let vocabulary = Vocabulary::resolve(reader, self.settings)?;
         let mut hits = Vec::with_capacity(top.len());
-        for (score, address) in top {
+        for (key, address) in top {
             let id = self.entity_id(address)?;
             if let Some((hit, _)) =
-                self.hit(reader, &vocabulary, (id, score), &request.langs, false)?
+                self.hit(reader, &vocabulary, (id, key.score), &request.langs, false)?
             {
                 hits.push(hit);
             }
@@ -315,9 +341,9 @@ impl<'a> IndexSearcher<'a> {
         )?;
         let vocabulary = Vocabulary::resolve(reader, self.settings)?;
         let mut hits = Vec::with_capacity(top.len());
-        for (score, address) in top {
+        for (key, address) in top {
             let id = self.entity_id(address)?;
-            if let Some((hit, _)) = self.hit(reader, &vocabulary, (id, score), langs, false)? {
+            if let Some((hit, _)) = self.hit(reader, &vocabulary, (id, key.score), langs, false)? {
                 hits.push(hit);
             }
         }
@@ -416,18 +442,23 @@ impl<'a> IndexSearcher<'a> {
     }
 
     /// The score tweak: text score × (1 + rank_weight · ln(1 + weight of use)), the weight of
-    /// use as `crate::popularity` defines it (references, √description, entity rank).
+    /// use as `crate::popularity` defines it (references, √description, entity rank); equal
+    /// scores ordered by entity id ([`RankKey`]).
     pub(crate) fn rank_tweak(
         &self,
-    ) -> impl Fn(&SegmentReader) -> Box<dyn Fn(tantivy::DocId, f32) -> f32> + Send + Sync + 'static
+    ) -> impl Fn(&SegmentReader) -> Box<dyn Fn(tantivy::DocId, f32) -> RankKey> + Send + Sync + 'static
     {
         let weight = self.settings.weights.rank_weight;
         move |segment: &SegmentReader| {
             let column = segment.fast_fields().u64("rank").ok();
+            let ids = segment.fast_fields().u64("id").ok();
             Box::new(move |doc, score| {
                 let used = from_field(column.as_ref().and_then(|c| c.first(doc)).unwrap_or(0));
                 // The +1e-3 lets pure filters (score 0) still order by popularity.
-                (score + 1e-3) * (1.0 + weight * used.ln_1p())
+                RankKey::new(
+                    (score + 1e-3) * (1.0 + weight * used.ln_1p()),
+                    ids.as_ref().and_then(|c| c.first(doc)),
+                )
             })
         }
     }
@@ -440,16 +471,20 @@ impl<'a> IndexSearcher<'a> {
     /// do not outrank Athens (448 references).
     fn autocomplete_tweak(
         &self,
-    ) -> impl Fn(&SegmentReader) -> Box<dyn Fn(tantivy::DocId, f32) -> f32> + Send + Sync + 'static
+    ) -> impl Fn(&SegmentReader) -> Box<dyn Fn(tantivy::DocId, f32) -> RankKey> + Send + Sync + 'static
     {
         let weight = self.settings.weights.rank_weight;
         move |segment: &SegmentReader| {
             let column = segment.fast_fields().u64("rank").ok();
+            let ids = segment.fast_fields().u64("id").ok();
             Box::new(move |doc, exact| {
                 let used = from_field(column.as_ref().and_then(|c| c.first(doc)).unwrap_or(0));
                 #[allow(clippy::cast_possible_truncation)] // a share in [0, 1]
                 let boost = exact * exact_share(f64::from(used)) as f32;
-                (1.0 + boost) * (1.0 + weight * used.ln_1p())
+                RankKey::new(
+                    (1.0 + boost) * (1.0 + weight * used.ln_1p()),
+                    ids.as_ref().and_then(|c| c.first(doc)),
+                )
             })
         }
     }

@@ -70,10 +70,14 @@ impl IndexSearcher<'_> {
         typos: bool,
     ) -> Result<Vec<(f32, DocAddress)>, IndexError> {
         let (query, _) = self.text_query_with(query, langs, typos)?;
-        Ok(self.searcher.search(
+        let top = self.searcher.search(
             &query,
             &TopDocs::with_limit(limit.max(1)).tweak_score(self.rank_tweak()),
-        )?)
+        )?;
+        Ok(top
+            .into_iter()
+            .map(|(key, address)| (key.score, address))
+            .collect())
     }
 
     /// Those of `documents` with a label whose folded words are those of `text`: a seek per
