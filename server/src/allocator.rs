@@ -1,4 +1,5 @@
-//! Settings of the memory allocator (mimalloc) for a long-running server.
+//! Settings of the memory allocator (mimalloc) for a long-running server or a load in a
+//! small memory budget.
 //!
 //! mimalloc reads its settings from the environment once, when the process starts, so a
 //! process that wants other settings executes itself again, once, with them set (same

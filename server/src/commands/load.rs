@@ -12,6 +12,9 @@ use std::time::{Duration, Instant};
 
 /// `lodestone load`.
 pub(super) fn load(args: LoadArgs) -> anyhow::Result<()> {
+    if args.memory_budget < SMALL_FOOTPRINT_BUDGET_MB {
+        crate::allocator::restart_with(&crate::allocator::SMALL_FOOTPRINT)?;
+    }
     let budget = usize::try_from(args.memory_budget.saturating_mul(1 << 20)).unwrap_or(usize::MAX);
     let store = open_store_for_load(&args.data, budget)?;
     // Read before the load, so that a bad config file fails it before it starts.
@@ -86,6 +89,11 @@ pub(super) fn load(args: LoadArgs) -> anyhow::Result<()> {
     store.flush()?;
     Ok(())
 }
+
+/// Below this memory budget (MB) a load returns freed memory to the system at once: each
+/// chunk's buffers, the merge's and the entity rank's then do not stack up in the
+/// allocator's reserve. BSBM 10k at `--memory-budget 256`: peak RSS 191 MiB instead of 366.
+const SMALL_FOOTPRINT_BUDGET_MB: u64 = 1024;
 
 /// Progress on a terminal as a bar, elsewhere as a log line every few seconds.
 struct Reporter {
