@@ -21,7 +21,7 @@ proptest! {
         let store = TempStore::new();
         let mut transaction = store.transaction().expect("transaction");
         for (s, p, o, blank) in &quads {
-            let subject: oxrdf::Subject = if *blank {
+            let subject: oxrdf::NamedOrBlankNode = if *blank {
                 BlankNode::new_unchecked(format!("b{s}")).into()
             } else {
                 iri(*s).into()
