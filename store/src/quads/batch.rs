@@ -10,7 +10,7 @@ use crate::dictionary::decode_term;
 use crate::encoding::{is_string_literal_bytes, EncodedQuad, Permutation, TermId, TermKind};
 use crate::error::{CorruptionError, StoreError};
 use crate::kv::Table;
-use crate::quads::reader::Reader;
+use crate::quads::reader::{group_by_subject, Reader};
 use oxrdf::vocab::xsd;
 use oxrdf::{Literal, Term};
 use std::ops::{Range, RangeInclusive};
@@ -144,32 +144,4 @@ fn subject_of_key(key: &[u8]) -> Result<TermId, StoreError> {
         .and_then(|b| b.try_into().ok())
         .ok_or_else(|| CorruptionError::msg("malformed quad key"))?;
     Ok(TermId::from_be_bytes(bytes))
-}
-
-/// Groups a subject-ordered stream of quads by subject.
-pub(crate) fn group_by_subject<'i>(
-    mut quads: impl Iterator<Item = Result<EncodedQuad, StoreError>> + 'i,
-) -> impl Iterator<Item = Result<(TermId, Vec<EncodedQuad>), StoreError>> + 'i {
-    let mut pending: Option<EncodedQuad> = None;
-    std::iter::from_fn(move || {
-        let mut group = Vec::new();
-        if let Some(first) = pending.take() {
-            group.push(first);
-        }
-        for quad in quads.by_ref() {
-            let quad = match quad {
-                Ok(quad) => quad,
-                Err(error) => return Some(Err(error)),
-            };
-            match group.first() {
-                Some(first) if first.subject != quad.subject => {
-                    pending = Some(quad);
-                    break;
-                }
-                _ => group.push(quad),
-            }
-        }
-        let subject = group.first()?.subject;
-        Some(Ok((subject, group)))
-    })
 }

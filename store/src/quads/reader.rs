@@ -129,7 +129,7 @@ impl<'a> Reader<'a> {
     pub fn quads_by_subject(
         &self,
     ) -> impl Iterator<Item = Result<(TermId, Vec<EncodedQuad>), StoreError>> + use<'_, 'a> {
-        crate::quads::batch::group_by_subject(self.quads_for_pattern(None, None, None, None))
+        group_by_subject(self.quads_for_pattern(None, None, None, None))
     }
 
     /// Quads matching a pattern of ids; `None` is a wildcard. For the graph, `None` means every
@@ -976,4 +976,32 @@ fn term_bytes(term: &Term) -> usize {
             l.value().len() + l.language().map_or(0, str::len) + l.datatype().as_str().len()
         }
     }
+}
+
+/// Groups a subject-ordered stream of quads by subject.
+pub(crate) fn group_by_subject<'i>(
+    mut quads: impl Iterator<Item = Result<EncodedQuad, StoreError>> + 'i,
+) -> impl Iterator<Item = Result<(TermId, Vec<EncodedQuad>), StoreError>> + 'i {
+    let mut pending: Option<EncodedQuad> = None;
+    std::iter::from_fn(move || {
+        let mut group = Vec::new();
+        if let Some(first) = pending.take() {
+            group.push(first);
+        }
+        for quad in quads.by_ref() {
+            let quad = match quad {
+                Ok(quad) => quad,
+                Err(error) => return Some(Err(error)),
+            };
+            match group.first() {
+                Some(first) if first.subject != quad.subject => {
+                    pending = Some(quad);
+                    break;
+                }
+                _ => group.push(quad),
+            }
+        }
+        let subject = group.first()?.subject;
+        Some(Ok((subject, group)))
+    })
 }
