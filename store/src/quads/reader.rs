@@ -7,7 +7,7 @@ use crate::encoding::{encode_term_bytes, inline_id, EncodedQuad, Permutation, Te
 use crate::error::{CorruptionError, StoreError};
 use crate::hash_iris;
 use crate::iri_index;
-use crate::kv::{meta_key, permutation_table, Table, QUAD_PREFIX_LEN};
+use crate::kv::{meta_key, multi_get, permutation_table, Table, QUAD_PREFIX_LEN};
 use crate::quads::layout::GraphLayout;
 use crate::quads::overlay::Overlay;
 use crate::stats::{decode_u64, term_graph_key, StoreCounts, TermGraphUsage, TermUsage};
@@ -347,8 +347,13 @@ impl<'a> Reader<'a> {
         keys: impl IntoIterator<Item = K>,
         sorted: bool,
     ) -> Vec<Result<Option<rocksdb::DBPinnableSlice<'a>>, rocksdb::Error>> {
-        self.db
-            .batched_multi_get_cf_opt(self.cf(table), keys, sorted, &self.read_options(None))
+        multi_get(
+            self.db,
+            self.cf(table),
+            keys,
+            sorted,
+            &self.read_options(None),
+        )
     }
 
     /// Uncommitted changes this reader sees on top of its snapshot, if any.
