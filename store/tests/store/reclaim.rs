@@ -88,7 +88,16 @@ fn replacing_a_graph_a_thousand_times_reclaims_terms_and_space() {
     }
     settle(&store);
     let last_counts = counts(&store);
-    let last_size = disk_size(&store.path());
+    // RocksDB deletes the files a flush or compaction made obsolete (old write-ahead logs,
+    // compacted tables) in the background: on a busy machine they can still be there.
+    let mut last_size = disk_size(&store.path());
+    for _ in 0..50 {
+        if last_size * 2 <= first_size * 3 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        last_size = disk_size(&store.path());
+    }
     assert_eq!(last_counts.quads, 3 * ENTITIES as u64);
     assert_eq!(
         last_counts.dictionary_terms, first_counts.dictionary_terms,
