@@ -160,8 +160,23 @@ impl<'a> Reader<'a> {
         // Scans with a bound first id stay within one hash bucket of the memtable (prefix
         // mode); a full scan needs total order.
         let total_order = prefix.len() < QUAD_PREFIX_LEN;
+        let mut quads = self.scan_order(permutation, total_order, &prefix, pattern);
+        quads.prefix = prefix;
+        quads.error = error;
+        quads
+    }
+
+    /// A scan of one index order from the first key at or after `start`, with the overlay's
+    /// added quads that match `pattern` merged in; no prefix bounds it yet.
+    fn scan_order(
+        &self,
+        permutation: Permutation,
+        total_order: bool,
+        start: &[u8],
+        pattern: [Option<TermId>; 4],
+    ) -> QuadIter<'_, 'a> {
         let (slot, mut iter) = self.take_iterator(permutation, total_order);
-        iter.seek(&prefix);
+        iter.seek(start);
         let (extra, removed) = match self.overlay {
             Some(overlay) => (overlay.added_matching(permutation, pattern), Some(overlay)),
             None => (Vec::new(), None),
@@ -171,10 +186,10 @@ impl<'a> Reader<'a> {
             slot,
             base: Some(iter),
             idle: &self.idle,
-            prefix,
+            prefix: Vec::new(),
             extra: extra.into_iter().peekable(),
             removed,
-            error,
+            error: None,
             failed: false,
         }
     }
@@ -305,26 +320,7 @@ impl<'a> Reader<'a> {
     /// the overlay's added quads merged in (all of them: the caller skips those before
     /// `start`). A scan in total order, reading ahead without filling the block cache.
     pub(super) fn scan_from(&self, permutation: Permutation, start: &[u8]) -> QuadIter<'_, 'a> {
-        let (slot, mut iter) = self.take_iterator(permutation, true);
-        iter.seek(start);
-        let (extra, removed) = match self.overlay {
-            Some(overlay) => (
-                overlay.added_matching(permutation, [None; 4]),
-                Some(overlay),
-            ),
-            None => (Vec::new(), None),
-        };
-        QuadIter {
-            permutation,
-            slot,
-            base: Some(iter),
-            idle: &self.idle,
-            prefix: Vec::new(),
-            extra: extra.into_iter().peekable(),
-            removed,
-            error: None,
-            failed: false,
-        }
+        self.scan_order(permutation, true, start, [None; 4])
     }
 
     /// The last key of `table` at or before `key` in this snapshot (committed state only).
