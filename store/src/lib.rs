@@ -2,7 +2,7 @@
 //!
 //! RDF terms are dictionary-encoded to fixed-width [`TermId`]s, quads are kept in six sorted
 //! permutation indexes in RocksDB so that every pattern is one prefix scan (small named graphs
-//! in four of them, see `quads::layout`), and usage statistics and a change log are written in
+//! in four of them, the default graph in three, see `quads::layout`), and usage statistics and a change log are written in
 //! the same atomic batch as the quads they describe.
 #![deny(missing_docs)]
 

@@ -2,7 +2,7 @@
 
 /// Version of the on-disk layout. Bump it whenever a table, key or value encoding changes; a
 /// store written with another version is refused at open rather than misread.
-pub const FORMAT_VERSION: u64 = 6;
+pub const FORMAT_VERSION: u64 = 7;
 
 /// Format 1 lacks the `hash_iris` table, which a read-write open fills from the dictionary.
 pub(crate) const FORMAT_WITHOUT_HASH_IRIS: u64 = 1;
@@ -31,3 +31,9 @@ pub(crate) const FORMAT_WITHOUT_ENTITY_RANK: u64 = 4;
 /// formats lack it too. A read-only open refuses a store without the table. A build of
 /// format 5 refuses a format 6 store, whose distinct counts it would let go stale.
 pub(crate) const FORMAT_WITHOUT_DISTINCT_STATS: u64 = 5;
+
+/// Format 6 indexes the default graph's quads in the graph-first orders too, which format 7
+/// leaves out (see `quads::layout`): a read-only open reads it as it is, a read-write open
+/// deletes those entries; older formats get the same at their upgrade. A build of format 6
+/// refuses a format 7 store, whose default graph it would not find.
+pub(crate) const FORMAT_WITH_DEFAULT_GRAPH_FIRST: u64 = 6;

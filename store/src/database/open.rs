@@ -2,13 +2,14 @@
 //! another format version, upgrading older formats, and reading the writer's counters.
 
 use super::{Database, DecodedTerms, TermCache, WriteHealth, WriterState};
-use crate::encoding::BlankNumbering;
+use crate::encoding::{BlankNumbering, Permutation, TermId};
 use crate::error::{CorruptionError, StoreError};
-use crate::kv::{meta_key, open_db, StoreOptions, Table};
+use crate::kv::{meta_key, open_db, permutation_table, StoreOptions, Table};
 use crate::stats::{decode_u64, encode_u64};
 use crate::version::{
     FORMAT_VERSION, FORMAT_WITHOUT_COMPACT_GRAPHS, FORMAT_WITHOUT_DISTINCT_STATS,
     FORMAT_WITHOUT_ENTITY_RANK, FORMAT_WITHOUT_HASH_IRIS, FORMAT_WITHOUT_IRI_INDEX,
+    FORMAT_WITH_DEFAULT_GRAPH_FIRST,
 };
 use rocksdb::DB;
 use std::path::Path;
@@ -107,13 +108,24 @@ impl Database {
                 .transpose()
         };
         let version = read_counter(meta_key::VERSION)?;
-        if !options.read_only && version.is_some_and(|v| v < FORMAT_VERSION) {
-            // Every older format lacks the distinct counts: they are computed below, once the
-            // store is open, and the mark makes an open interrupted before that try again.
+        if !options.read_only && version.is_some_and(|v| v <= FORMAT_WITHOUT_DISTINCT_STATS) {
+            // These formats lack the distinct counts: they are computed below, once the store
+            // is open, and the mark makes an open interrupted before that try again.
             db.put_cf(meta, meta_key::DISTINCT_STATS_STALE, [])?;
+        }
+        if !options.read_only && version.is_some_and(|v| v < FORMAT_VERSION) {
+            // Before the version is written: an open interrupted here deletes again.
+            drop_default_graph_from_graph_first_orders(&db)?;
         }
         match version {
             Some(FORMAT_VERSION) => {}
+            // Format 6 reads as it is (no reader looks for the default graph in the
+            // graph-first orders); a read-write open deleted its entries there above.
+            Some(FORMAT_WITH_DEFAULT_GRAPH_FIRST) => {
+                if !options.read_only {
+                    db.put_cf(meta, meta_key::VERSION, encode_u64(FORMAT_VERSION))?;
+                }
+            }
             // Format 5 reads as it is; the open created the `distinct_stats` table, empty, and
             // computes it below.
             Some(FORMAT_WITHOUT_DISTINCT_STATS) => {
@@ -186,4 +198,20 @@ impl Database {
         }
         Ok(database)
     }
+}
+
+/// Deletes the default graph's entries from the graph-first orders, where stores before format
+/// 7 kept them (see `quads::layout`), and gives their space back: the files holding nothing
+/// else are dropped whole, the rest compacted.
+fn drop_default_graph_from_graph_first_orders(db: &DB) -> Result<(), StoreError> {
+    let (start, end) = Permutation::graph_range(TermId::DEFAULT_GRAPH);
+    for permutation in Permutation::ALL.into_iter().filter(|p| p.is_graph_first()) {
+        let cf = db
+            .cf_handle(permutation_table(permutation).name())
+            .ok_or_else(|| CorruptionError::msg("missing quad index table"))?;
+        db.delete_file_in_range_cf(cf, start.as_slice(), end.as_slice())?;
+        db.delete_range_cf(cf, start.as_slice(), end.as_slice())?;
+        db.compact_range_cf(cf, Some(start.as_slice()), Some(end.as_slice()));
+    }
+    Ok(())
 }

@@ -2,7 +2,8 @@
 //!
 //! A key is the four term ids of a quad, big-endian, in the order of its index. With the six
 //! orders below every combination of bound positions is a prefix of one of them, so any quad
-//! pattern is a single prefix range scan.
+//! pattern is a single prefix range scan (one bound to the default graph, which the
+//! graph-first orders leave out, scans a union order and keeps that graph's quads).
 
 use super::TermId;
 
@@ -154,10 +155,20 @@ impl Permutation {
         matches!(self, Self::Gspo | Self::Gpos | Self::Gosp)
     }
 
-    /// Whether this order holds the quads of every graph. `gpos` and `gosp` leave out the
-    /// compact graphs (see `quads::layout`), whose quads `gspo` serves for every pattern with
-    /// the graph bound.
-    pub(crate) const fn holds_every_graph(self) -> bool {
+    /// Whether this order holds the quads of `graph` (`compact`: the graph is laid out
+    /// compact). The union orders hold every quad. The graph-first orders leave out the
+    /// default graph, whose patterns a union order serves (see `quads::layout`); `gpos` and
+    /// `gosp` leave out the compact named graphs too, whose patterns `gspo` serves.
+    pub(crate) fn holds(self, graph: TermId, compact: bool) -> bool {
+        match self {
+            Self::Spog | Self::Posg | Self::Ospg => true,
+            Self::Gspo => !graph.is_default_graph(),
+            Self::Gpos | Self::Gosp => !graph.is_default_graph() && !compact,
+        }
+    }
+
+    /// Whether this order holds the quads of compact named graphs (see `quads::layout`).
+    pub(crate) const fn holds_compact_graphs(self) -> bool {
         !matches!(self, Self::Gpos | Self::Gosp)
     }
 

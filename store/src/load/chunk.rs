@@ -432,11 +432,16 @@ fn write_order(
         quads
     } else {
         buffer.clear();
-        buffer.extend_from_slice(quads);
+        if permutation.is_graph_first() {
+            // No default graph quad in the graph-first orders (see `quads::layout`).
+            buffer.extend(quads.iter().filter(|q| !q.graph.is_default_graph()));
+        } else {
+            buffer.extend_from_slice(quads);
+        }
         buffer.sort_unstable_by_key(sort_key);
         buffer
     };
-    if permutation.holds_every_graph() || compact.is_empty() {
+    if permutation.holds_compact_graphs() || compact.is_empty() {
         batch.write(
             permutation_table(permutation),
             sorted.iter().map(|q| (permutation.key(q), [])),
@@ -452,6 +457,9 @@ fn write_order(
     let mut stats = OrderStats::default();
     match permutation {
         Permutation::Spog => {
+            stats
+                .pairs
+                .extend(default_graph_pairs(sorted, |q| q.subject));
             for (term, n) in runs(sorted, |q| q.subject) {
                 stats.subjects.push(term);
                 stats.deltas.push((
@@ -464,6 +472,9 @@ fn write_order(
             }
         }
         Permutation::Posg => {
+            stats
+                .pairs
+                .extend(default_graph_pairs(sorted, |q| q.predicate));
             for (term, n) in runs(sorted, |q| q.predicate) {
                 stats.deltas.push((
                     term,
@@ -482,6 +493,9 @@ fn write_order(
             }
         }
         Permutation::Ospg => {
+            stats
+                .pairs
+                .extend(default_graph_pairs(sorted, |q| q.object));
             for (term, n) in runs(sorted, |q| q.object) {
                 stats.deltas.push((
                     term,
@@ -494,16 +508,14 @@ fn write_order(
         }
         Permutation::Gspo => {
             for (graph, n) in runs(sorted, |q| q.graph) {
-                if !graph.is_default_graph() {
-                    stats.graphs.push(graph);
-                    stats.deltas.push((
-                        graph,
-                        UsageDelta {
-                            as_graph: n,
-                            ..UsageDelta::default()
-                        },
-                    ));
-                }
+                stats.graphs.push(graph);
+                stats.deltas.push((
+                    graph,
+                    UsageDelta {
+                        as_graph: n,
+                        ..UsageDelta::default()
+                    },
+                ));
             }
             for ((g, s), n) in runs(sorted, |q| (q.graph, q.subject)) {
                 stats.pairs.push((s, g, n.unsigned_abs()));
@@ -521,6 +533,30 @@ fn write_order(
         }
     }
     Ok(stats)
+}
+
+/// The default graph's (term, graph, count) pairs of one position, from a union order sorted
+/// by that position first: the graph-first orders, which give the named graphs' pairs, leave
+/// the default graph out.
+fn default_graph_pairs<'q>(
+    sorted: &'q [EncodedQuad],
+    term: impl Fn(&EncodedQuad) -> TermId + 'q,
+) -> impl Iterator<Item = (TermId, TermId, u64)> + 'q {
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        while let Some(first) = sorted.get(i) {
+            let t = term(first);
+            let mut n = 0;
+            while let Some(q) = sorted.get(i).filter(|q| term(q) == t) {
+                n += u64::from(q.graph.is_default_graph());
+                i += 1;
+            }
+            if n > 0 {
+                return Some((t, TermId::DEFAULT_GRAPH, n));
+            }
+        }
+        None
+    })
 }
 
 /// Runs of equal keys in a sorted slice, with their lengths.

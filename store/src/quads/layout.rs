@@ -1,4 +1,11 @@
-//! How a named graph is laid out in the graph-first indexes.
+//! How graphs are laid out in the graph-first indexes.
+//!
+//! The default graph is in none of them: its quads are in `spog`, `posg` and `ospg` only, and
+//! a pattern bound to the default graph scans one of those, skipping other graphs' quads.
+//! Bulk loads of N-Triples dumps are all default graph; they write three index entries per
+//! quad instead of six. Where the default graph is small beside named graphs, its patterns
+//! read the named graphs' quads too; but a query reads the default graph alone only under the
+//! strict default graph setting (without it, its default graph is the union of all graphs).
 //!
 //! Most named graphs of a publisher are small: one entity, one programme, one feed item. Such
 //! a graph is kept *compact*: in `gspo` only, without entries in `gpos` and `gosp`. A pattern
@@ -12,7 +19,7 @@
 //! The layout is the value of the graph's entry in the `graphs` table: empty for an indexed
 //! graph, one marker byte for a compact one. Graphs of stores written before compact graphs
 //! existed, and graphs written by the bulk loader, are indexed; the default graph has no
-//! entry and is always indexed.
+//! entry.
 
 use crate::database::Database;
 use crate::encoding::TermId;

@@ -164,8 +164,9 @@ impl Overlay {
     /// fewer entries. The subject-first indexes get a point deletion per removed quad. Quads
     /// restored in other indexes are untouched.
     ///
-    /// `gpos` and `gosp` hold the quads of indexed graphs only (see `quads::layout`):
-    /// `converted` are the final quads of the graphs the commit turns from compact to indexed.
+    /// The graph-first indexes hold no quad of the default graph, and `gpos` and `gosp` the
+    /// quads of indexed named graphs only (see `quads::layout`): `converted` are the final
+    /// quads of the graphs the commit turns from compact to indexed.
     pub(super) fn write_index_entries(
         &self,
         database: &Database,
@@ -179,12 +180,12 @@ impl Overlay {
         for permutation in Permutation::ALL {
             let cf = database.cf(permutation_table(permutation));
             let graph_first = permutation.is_graph_first();
-            // Whether this order holds a graph's quads before and after the commit.
-            let every_graph = permutation.holds_every_graph();
-            let before = |g: TermId| every_graph || layouts.change(g).indexed_before();
+            // Whether this order holds a graph's quads before and after the commit (the quads
+            // of a converted graph are written whole, below).
+            let before = |g: TermId| permutation.holds(g, !layouts.change(g).indexed_before());
             let after = |g: TermId| {
                 let change = layouts.change(g);
-                every_graph || (change.indexed_after() && !change.converts())
+                permutation.holds(g, !change.indexed_after() || change.converts())
             };
             let mut keys: Vec<([u8; 32], bool)> = self
                 .added
@@ -211,7 +212,7 @@ impl Overlay {
                         .filter(|q| ranged.contains(&q.graph) && after(q.graph))
                         .map(|q| (permutation.key(q), true)),
                 );
-                if !every_graph {
+                if !permutation.holds_compact_graphs() {
                     keys.extend(converted.iter().map(|q| (permutation.key(q), true)));
                 }
             }

@@ -141,15 +141,20 @@ impl<'a> Reader<'a> {
         object: Option<TermId>,
         graph: Option<TermId>,
     ) -> QuadIter<'_, 'a> {
+        // The default graph's quads are in the union orders only (see `quads::layout`): a
+        // pattern bound to it scans one of those as if the graph were unbound, keeping the
+        // default graph's quads. Its id sorts first, so they come in the same order as a
+        // graph-first scan would give them.
+        let default_graph = graph.filter(|g| g.is_default_graph());
         let (permutation, _) = Permutation::for_pattern(
             subject.is_some(),
             predicate.is_some(),
             object.is_some(),
-            graph.is_some(),
+            graph.is_some() && default_graph.is_none(),
         );
         let pattern = [subject, predicate, object, graph];
         let mut error = None;
-        if let Some(graph) = graph.filter(|_| !permutation.holds_every_graph()) {
+        if let Some(graph) = graph.filter(|_| !permutation.holds_compact_graphs()) {
             match self.graph_layout(graph) {
                 Ok(GraphLayout::Indexed) => {}
                 Ok(GraphLayout::Compact) => return self.compact_graph_matches(graph, pattern),
@@ -162,6 +167,7 @@ impl<'a> Reader<'a> {
         let total_order = prefix.len() < QUAD_PREFIX_LEN;
         let mut quads = self.scan_order(permutation, total_order, &prefix, pattern);
         quads.prefix = prefix;
+        quads.only_graph = default_graph;
         quads.error = error;
         quads
     }
@@ -187,6 +193,7 @@ impl<'a> Reader<'a> {
             base: Some(iter),
             idle: &self.idle,
             prefix: Vec::new(),
+            only_graph: None,
             extra: extra.into_iter().peekable(),
             removed,
             error: None,
@@ -238,6 +245,7 @@ impl<'a> Reader<'a> {
             base: None,
             idle: &self.idle,
             prefix: Vec::new(),
+            only_graph: None,
             extra: matching.into_iter().peekable(),
             removed: None,
             error,
@@ -868,6 +876,8 @@ pub struct QuadIter<'r, 'db> {
     base: Option<DBRawIterator<'db>>,
     idle: &'r RefCell<IdleIterators<'db>>,
     prefix: Vec<u8>,
+    /// The graph whose quads the scan keeps, when the order's keys do not start with it.
+    only_graph: Option<TermId>,
     extra: std::iter::Peekable<std::vec::IntoIter<EncodedQuad>>,
     removed: Option<&'db Overlay>,
     /// An error met before the scan, returned first.
@@ -899,7 +909,9 @@ impl QuadIter<'_, '_> {
                 Some(q) => q,
                 None => return Some(Err(CorruptionError::msg("malformed quad key").into())),
             };
-            if self.removed.is_some_and(|o| o.is_removed(&quad)) {
+            if self.only_graph.is_some_and(|g| g != quad.graph)
+                || self.removed.is_some_and(|o| o.is_removed(&quad))
+            {
                 base.next();
                 continue;
             }
