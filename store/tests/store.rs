@@ -7,7 +7,8 @@
 //! (`killed_loads`), snapshot isolation, space reclamation (`reclaim`), graphs cleared whole
 //! (`whole_graphs`), the sorted IRI index (`iri_index`), the distinct counts of the start
 //! views against SPARQL counts (`distinct`), SPARQL counts answered from the statistics
-//! against a full evaluation (`statistics`), look-ups on files larger than a
+//! against a full evaluation (`statistics`), joins whose filters link one resource's values
+//! with the rest answered as without the optimizer (`similar`), look-ups on files larger than a
 //! cache shard (`lookups`), the change log
 //! and backups. Shared helpers live in `support` (stores in temporary folders, dumps,
 //! isomorphism) and `oracle` (the model and the checks that compare a store with it).
@@ -56,6 +57,8 @@ mod oracle;
 mod reclaim;
 #[path = "store/roundtrip.rs"]
 mod roundtrip;
+#[path = "store/similar.rs"]
+mod similar;
 #[path = "store/statistics.rs"]
 mod statistics;
 #[path = "store/support.rs"]
