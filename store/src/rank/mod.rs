@@ -22,7 +22,7 @@
 //! Cost: one scan of `spog` (every quad, in subject order, so each subject's links arrive
 //! together). Memory is bounded by the link graph, not by the store: the linked IRIs are a
 //! bitmap over the dictionary's numbers, which numbers them densely in term order (the order
-//! the scores are stored in) with a popcount ([`node_set`]: 0.19 bytes per dictionary term),
+//! the scores are stored in) with a popcount (`node_set`: 0.19 bytes per dictionary term),
 //! the links are compressed sparse rows grouped by source (4 bytes per link, 8 bytes per
 //! source), and the iteration keeps two `f64` score vectors and an out-degree (20 bytes per
 //! node). Each iteration reads every link once.
