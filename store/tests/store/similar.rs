@@ -5,11 +5,9 @@
 //! random data: products sharing features, numeric properties with zero, one or two values,
 //! some without a label.
 
-use crate::support::{proptest_config, transaction_load, TempStore};
+use crate::support::{proptest_config, solution_lines, transaction_load, TempStore};
 use lodestone_store::load::RdfFormat;
-use lodestone_store::sparql::{
-    evaluate_query, DatasetOverride, QueryOptions, QueryResults, SparqlParser,
-};
+use lodestone_store::sparql::{evaluate_query, DatasetOverride, QueryOptions, SparqlParser};
 use lodestone_store::Store;
 use proptest::prelude::*;
 use std::fmt::Write;
@@ -101,22 +99,9 @@ fn queries(given: usize) -> Vec<String> {
 fn lines(store: &Store, query: &str, options: &QueryOptions) -> Vec<String> {
     let parsed = SparqlParser::new().parse_query(query).expect("query");
     let reader = store.reader();
-    let QueryResults::Solutions(solutions) =
-        evaluate_query(&reader, &parsed, &DatasetOverride::default(), options).expect("evaluate")
-    else {
-        panic!("not solutions");
-    };
-    let variables = solutions.variables().to_vec();
-    solutions
-        .map(|s| {
-            let s = s.expect("solution");
-            variables
-                .iter()
-                .map(|v| format!("{v}={}", s.get(v).map_or("-".into(), ToString::to_string)))
-                .collect::<Vec<_>>()
-                .join(" ")
-        })
-        .collect()
+    solution_lines(
+        evaluate_query(&reader, &parsed, &DatasetOverride::default(), options).expect("evaluate"),
+    )
 }
 
 proptest! {

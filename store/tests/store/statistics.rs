@@ -4,7 +4,7 @@
 //! and in named graphs, a predicate used as a subject — with and without the union default
 //! graph.
 
-use crate::support::{bulk_load, music, parse, write_input, TempStore};
+use crate::support::{bulk_load, music, parse, solution_lines, write_input, TempStore};
 use lodestone_store::load::RdfFormat;
 use lodestone_store::sparql::{
     answer_from_statistics, evaluate_query, DatasetOverride, QueryOptions, QueryResults,
@@ -33,20 +33,7 @@ const QUERIES: &[&str] = &[
 
 /// The solutions as sorted lines.
 fn lines(results: QueryResults<'_>) -> Vec<String> {
-    let QueryResults::Solutions(solutions) = results else {
-        panic!("not solutions");
-    };
-    let variables: Vec<_> = solutions.variables().to_vec();
-    let mut out: Vec<String> = solutions
-        .map(|s| {
-            let s = s.expect("solution");
-            variables
-                .iter()
-                .map(|v| format!("{v}={}", s.get(v).map_or("-".into(), ToString::to_string)))
-                .collect::<Vec<_>>()
-                .join(" ")
-        })
-        .collect();
+    let mut out = solution_lines(results);
     out.sort();
     out
 }

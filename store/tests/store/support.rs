@@ -268,3 +268,21 @@ pub fn proptest_config() -> proptest::test_runner::Config {
         ..proptest::test_runner::Config::default()
     }
 }
+
+/// The solutions of a query as lines `?v=term ?w=-`, in their order.
+pub fn solution_lines(results: lodestone_store::sparql::QueryResults<'_>) -> Vec<String> {
+    let lodestone_store::sparql::QueryResults::Solutions(solutions) = results else {
+        panic!("not solutions");
+    };
+    let variables = solutions.variables().to_vec();
+    solutions
+        .map(|s| {
+            let s = s.expect("solution");
+            variables
+                .iter()
+                .map(|v| format!("{v}={}", s.get(v).map_or("-".into(), ToString::to_string)))
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect()
+}
