@@ -125,6 +125,7 @@ fn text_index(store: &Store, data: &Path) -> anyhow::Result<Arc<TextIndex>> {
     let index = TextIndex::open(index_path(data), IndexSettings::default())?;
     if index.applied() != Some(store.sequence()) {
         let report = index.rebuild(store, |_| {})?;
+        index.wait_for_merge();
         println!(
             "text index built: {} entities in {:.1} s",
             report.entities,

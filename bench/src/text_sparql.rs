@@ -222,10 +222,12 @@ fn load_file(file: &Path, dir: &Path) -> anyhow::Result<(Store, Arc<TextIndex>)>
         IndexSettings::default(),
     )?);
     let build = index.rebuild(&store, |_| {})?;
+    index.wait_for_merge();
     println!(
-        "index: {} entities in {:.1} s",
+        "index: {} entities in {:.1} s, {} segment(s)",
         build.entities,
-        build.elapsed.as_secs_f64()
+        build.elapsed.as_secs_f64(),
+        index.segment_count()
     );
     Ok((store, index))
 }
@@ -246,10 +248,12 @@ fn open_store(path: &Path) -> anyhow::Result<(Store, Arc<TextIndex>)> {
     )?);
     let started = Instant::now();
     let sequence = index.catch_up(&store)?;
+    index.wait_for_merge();
     println!(
-        "opened {} (sequence {sequence}): {} text documents, index caught up in {:.1} s",
+        "opened {} (sequence {sequence}): {} text documents in {} segment(s), index caught up in {:.1} s",
         path.display(),
         index.document_count(),
+        index.segment_count(),
         started.elapsed().as_secs_f64()
     );
     Ok((store, index))

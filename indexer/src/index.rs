@@ -20,7 +20,9 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime};
+use tantivy::merge_policy::{DefaultMergePolicy, NoMergePolicy};
 use tantivy::schema::Term as IndexTerm;
 use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument};
 
@@ -73,6 +75,8 @@ pub struct TextIndex {
     failure: Mutex<Option<IndexFailure>>,
     stopping: AtomicBool,
     tracker: Tracker,
+    /// The merge of a full build's segments, running on tantivy's merge thread.
+    merging: Mutex<Option<JoinHandle<()>>>,
 }
 
 impl TextIndex {
@@ -120,6 +124,7 @@ impl TextIndex {
             failure: Mutex::new(None),
             stopping: AtomicBool::new(false),
             tracker: Tracker::default(),
+            merging: Mutex::new(None),
         })
     }
 
@@ -324,7 +329,9 @@ impl TextIndex {
     /// Drops every document and indexes the whole store again from one snapshot, with a
     /// thread per writer thread reading a part of it; `on_progress` gets the number of quads
     /// read so far every 100,000 quads or so (from one of those threads, while the others
-    /// wait) and at the end.
+    /// wait) and at the end. The index answers from the new documents when this returns;
+    /// their segments are then merged into one in the background (see
+    /// [`TextIndex::wait_for_merge`]).
     pub fn rebuild(
         &self,
         store: &Store,
@@ -349,9 +356,14 @@ impl TextIndex {
         };
         let sequence = reader.sequence()?;
         let total = reader.quad_count()?;
+        // A merge of the last build's segments would only be thrown away.
+        self.wait_for_merge();
         let (entities, read) = self.with_writer(|writer| {
             let running = self.tracker.start(BuildKind::Rebuild, total, earlier_state);
             writer.delete_all_documents()?;
+            // The build's segments are merged once, when it ends: merged as they come, most
+            // documents would be rewritten a few times over.
+            writer.set_merge_policy(Box::new(NoMergePolicy));
             let built = FullBuild {
                 fields: &self.fields,
                 settings: &self.settings,
@@ -362,6 +374,8 @@ impl TextIndex {
             }
             .run(readers, on_progress)?;
             self.commit(writer, sequence, running)?;
+            self.merge_segments(writer);
+            writer.set_merge_policy(Box::<DefaultMergePolicy>::default());
             Ok((built.entities, built.quads))
         })?;
         store.trim_changes(sequence)?;
@@ -371,6 +385,71 @@ impl TextIndex {
             sequence,
             elapsed: start.elapsed(),
         })
+    }
+
+    /// Starts merging the committed segments into one, unless the index is stopping. A
+    /// full build leaves a segment per writer heap's worth of documents (16 at 35 M quads),
+    /// and every query term, typo automaton and fast-field column is looked up in each: a
+    /// label search took 12 ms on 16 segments where it takes 2 ms on one. The merge runs on
+    /// tantivy's merge thread while the built index answers; the reader moves to the merged
+    /// segment when it is done. A process that must not exit before it ends (`lodestone
+    /// load`, `reindex`) calls [`TextIndex::wait_for_merge`].
+    fn merge_segments(&self, writer: &mut IndexWriter<TantivyDocument>) {
+        let segments = match self.index.searchable_segment_ids() {
+            Ok(segments) => segments,
+            Err(error) => {
+                tracing::warn!(%error, "cannot list the text index's segments to merge them");
+                return;
+            }
+        };
+        if segments.len() < 2 || self.stopping.load(Ordering::Acquire) {
+            return;
+        }
+        let merge = writer.merge(&segments);
+        let reader = self.reader.clone();
+        let spawned = std::thread::Builder::new()
+            .name("text-merge".to_owned())
+            .spawn(move || {
+                let started = Instant::now();
+                match merge.wait() {
+                    Ok(_) => {
+                        if let Err(error) = reader.reload() {
+                            tracing::warn!(%error, "cannot open the merged text index");
+                        }
+                        tracing::info!(
+                            segments = segments.len(),
+                            seconds = started.elapsed().as_secs_f64(),
+                            "text index segments merged into one"
+                        );
+                    }
+                    // A later build or a stopping writer drops the merge: nothing is lost.
+                    Err(error) => tracing::info!(%error, "text index merge not finished"),
+                }
+            });
+        match spawned {
+            Ok(handle) => {
+                *self.merging.lock().unwrap_or_else(|e| e.into_inner()) = Some(handle);
+            }
+            Err(error) => tracing::warn!(%error, "cannot wait for the text index's merge"),
+        }
+    }
+
+    /// Waits for the merge a full build started, if one is running (see
+    /// [`TextIndex::rebuild`]).
+    pub fn wait_for_merge(&self) {
+        let handle = self
+            .merging
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        if let Some(handle) = handle {
+            let _ = handle.join();
+        }
+    }
+
+    /// Segments of the index as searches now read it.
+    pub fn segment_count(&self) -> usize {
+        self.reader.searcher().segment_readers().len()
     }
 
     /// Stops the builds and catch-ups running now, and any later one, before they commit

@@ -201,3 +201,41 @@ fn summaries_of_entities_found_elsewhere_keep_their_order_and_mark_words() {
         .expect("summaries without words");
     assert!(plain[0].as_ref().is_some_and(|h| h.snippet.is_none()));
 }
+
+/// A full build leaves a segment per indexing thread (and per heap's worth of documents);
+/// they are merged into one after it, and the merged index answers as the built one did.
+#[test]
+fn a_full_build_is_merged_into_one_segment() {
+    let (dir, store) = store();
+    let mut tx = store.transaction().expect("transaction");
+    for i in 0..4_000 {
+        tx.insert(QuadRef::new(
+            iri(&format!("http://example.org/item{i}")),
+            iri(LABEL),
+            LiteralRef::new_language_tagged_literal_unchecked(
+                &format!("item {i} of the {} shelf", ["red", "green", "blue"][i % 3]),
+                "en",
+            ),
+            GraphNameRef::DefaultGraph,
+        ))
+        .expect("insert");
+    }
+    tx.commit().expect("commit");
+    let settings = IndexSettings::default();
+    let threads = settings.writer_budget().0;
+    let index = TextIndex::open(dir.path().join("text-index"), settings).expect("open");
+    index.rebuild(&store, |_| {}).expect("build");
+    let built = index.segment_count();
+    let before = search(&index, &store, "green shelf");
+    if threads >= 2 {
+        assert!(
+            built >= 2,
+            "{threads} indexing threads wrote {built} segment(s)"
+        );
+    }
+    index.wait_for_merge();
+    assert_eq!(index.segment_count(), 1);
+    assert_eq!(search(&index, &store, "green shelf"), before);
+    assert_eq!(before.len(), 10);
+    assert_eq!(index.document_count(), 4_000);
+}

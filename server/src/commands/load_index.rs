@@ -45,6 +45,14 @@ pub(super) fn build(store: &Store, data: &Path, settings: IndexSettings) -> anyh
         before,
         documents.saturating_sub(before) as f64 / seconds
     );
+    // A new index merges its segments into one in the background; the process waits for it.
+    let merging = Instant::now();
+    index.wait_for_merge();
+    println!(
+        "text index: {} segment(s) after {:.2} s of merging",
+        index.segment_count(),
+        merging.elapsed().as_secs_f64()
+    );
     Ok(())
 }
 

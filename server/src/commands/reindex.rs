@@ -63,6 +63,13 @@ pub(super) fn reindex(args: &ReindexArgs) -> anyhow::Result<()> {
         report.entities as f64 / seconds,
         report.sequence
     );
+    let merging = std::time::Instant::now();
+    index.wait_for_merge();
+    println!(
+        "merged into {} segment(s) in {:.2} s",
+        index.segment_count(),
+        merging.elapsed().as_secs_f64()
+    );
     Ok(())
 }
 
