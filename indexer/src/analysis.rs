@@ -9,6 +9,7 @@
 //! so that query and index always agree on what a word is.
 
 use crate::marks::MarkFolder;
+use std::ops::Range;
 use tantivy::tokenizer::{
     AsciiFoldingFilter, Language, LowerCaser, RemoveLongFilter, SimpleTokenizer, Stemmer,
     StopWordFilter, TextAnalyzer, TokenizerManager,
@@ -96,7 +97,7 @@ pub(crate) fn stemmed_language(tag: &str) -> Option<&'static str> {
 pub(crate) fn words_with_offsets(
     analyzer: &mut TextAnalyzer,
     text: &str,
-) -> Vec<(String, std::ops::Range<usize>)> {
+) -> Vec<(String, Range<usize>)> {
     let mut stream = analyzer.token_stream(text);
     let mut out = Vec::new();
     while stream.advance() {
@@ -114,6 +115,55 @@ pub(crate) fn words(analyzer: &mut TextAnalyzer, text: &str) -> Vec<String> {
         out.push(stream.token().text.clone());
     }
     out
+}
+
+/// Whether a label says exactly what `text` says, as type-ahead and URI lookup define an exact
+/// label: the same words as the analyzer makes them (case, accents and marks folded), the same
+/// letters and digits between two words (words the analyzer drops, stop words or over-long
+/// ones, count: `Lord of the Rings` is not `lord rings`; punctuation and whitespace between
+/// two words are only separators), and the same characters before the first word and after
+/// the last, ignoring case and whitespace. `St. Louis` equals `st louis`; a fragment of a
+/// legend, `Athe…` or `Athe(…)`, does not equal `athe` (only `athe…`), although all three
+/// hold the `label_exact` term `athe`.
+pub(crate) fn same_label(analyzer: &mut TextAnalyzer, label: &str, text: &str) -> bool {
+    let ours = words_with_offsets(analyzer, label);
+    let theirs = words_with_offsets(analyzer, text);
+    !ours.is_empty()
+        && ours.len() == theirs.len()
+        && ours.iter().zip(&theirs).all(|(a, b)| a.0 == b.0)
+        && edges(label, &ours) == edges(text, &theirs)
+        && gaps(label, &ours).eq(gaps(text, &theirs))
+}
+
+/// What a text holds before its first word and after its last, lower-cased, without
+/// whitespace.
+fn edges(text: &str, words: &[(String, Range<usize>)]) -> (String, String) {
+    let start = words.first().map_or(0, |(_, span)| span.start);
+    let end = words.last().map_or(text.len(), |(_, span)| span.end);
+    let fold = |part: Option<&str>| -> String {
+        part.unwrap_or_default()
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    (fold(text.get(..start)), fold(text.get(end..)))
+}
+
+/// The letters and digits between each two consecutive words of a text (what the analyzer
+/// dropped there), lower-cased.
+fn gaps<'t>(
+    text: &'t str,
+    words: &'t [(String, Range<usize>)],
+) -> impl Iterator<Item = String> + 't {
+    words.windows(2).map(move |pair| {
+        text.get(pair[0].1.end..pair[1].1.start)
+            .unwrap_or_default()
+            .chars()
+            .filter(|c| c.is_alphanumeric())
+            .flat_map(char::to_lowercase)
+            .collect()
+    })
 }
 
 /// Every prefix (1 to [`LONGEST_PREFIX`] characters) of a word.
@@ -150,6 +200,94 @@ mod tests {
     fn stop_words_are_dropped() {
         let mut analyzer = folding_analyzer(&["the".to_owned()]);
         assert_eq!(words(&mut analyzer, "The Wall"), ["wall"]);
+    }
+
+    #[test]
+    fn an_exact_label_ignores_case_marks_and_inner_punctuation_but_not_its_edges() {
+        let mut analyzer = folding_analyzer(&[]);
+        let mut same = |label: &str, text: &str| same_label(&mut analyzer, label, text);
+        assert!(same("Athens", "athens"));
+        assert!(same("  Athens ", "ATHENS"));
+        assert!(same("St. Louis", "st louis"));
+        assert!(same("Jean-Luc  Godard", "jean luc godard"));
+        assert!(same("Zürich", "zurich"));
+        assert!(same("Ἀθῆναι", "αθηναι"));
+        // A legend's fragment is not the word it starts.
+        assert!(!same("Athe…", "athe"));
+        assert!(!same("Athe(…)", "athe"));
+        assert!(!same("[Athe]", "athe"));
+        assert!(same("Athe…", "athe…"));
+        assert!(same("Athe(…)", "ATHE (…)"));
+        // Other words, fewer words, none.
+        assert!(!same("Athens", "athe"));
+        assert!(!same("Athe Street", "athe"));
+        assert!(!same("…", "…"));
+    }
+
+    #[test]
+    fn an_exact_label_keeps_the_punctuation_at_its_edges_in_any_script() {
+        let mut analyzer = folding_analyzer(&[]);
+        let mut same = |label: &str, text: &str| same_label(&mut analyzer, label, text);
+        assert!(!same("Ἀθῆναι.", "αθηναι"));
+        assert!(same("«Ἀθῆναι»", "«ΑΘΗΝΑΙ»"));
+        assert!(!same("¿Qué?", "que"));
+        assert!(same("¿Qué?", "¿QUE?"));
+        assert!(!same("Athe-", "athe"));
+        assert!(!same("'Athe", "athe"));
+        // Inner punctuation is a separator, whatever it is.
+        assert!(same("Athe… Street", "athe street"));
+        assert!(same("São_Paulo", "sao paulo"));
+        // Digits are words.
+        assert!(same("Route 66", "route 66"));
+        assert!(!same("Route 66", "route"));
+    }
+
+    #[test]
+    fn an_exact_label_counts_the_words_the_analyzer_drops() {
+        let mut analyzer = folding_analyzer(&["of".to_owned(), "the".to_owned()]);
+        let mut same = |label: &str, text: &str| same_label(&mut analyzer, label, text);
+        assert!(same("Lord of the Rings", "lord of the rings"));
+        assert!(same("Lord of the Rings", "LORD OF THE RINGS"));
+        assert!(!same("Lord of the Rings", "lord rings"));
+        assert!(!same("Lord of the Rings", "lord the rings"));
+        assert!(!same("The Wall", "wall"));
+        assert!(same("The Wall", "the wall"));
+        // Made of stop words only: no words, never exact.
+        assert!(!same("The", "the"));
+        // Over-long tokens are dropped too.
+        let blob = "x".repeat(LONGEST_WORD + 1);
+        assert!(!same(&format!("tag {blob} end"), "tag end"));
+        assert!(same(&format!("tag {blob} end"), &format!("TAG {blob} END")));
+    }
+
+    #[test]
+    fn an_exact_label_is_reflexive_and_symmetric() {
+        let mut analyzer = folding_analyzer(&["the".to_owned()]);
+        let samples = [
+            "Athens",
+            "Athe…",
+            "Athe(…)",
+            "St. Louis",
+            "Zürich",
+            "Ἀθῆναι",
+            "The Wall",
+            "Jean-Luc Godard",
+            "¿Qué?",
+            "Route 66",
+            "a  b",
+            "x.y.z",
+        ];
+        for a in samples {
+            assert!(same_label(&mut analyzer, a, a), "{a}");
+            assert!(same_label(&mut analyzer, a, &a.to_lowercase()), "{a}");
+            for b in samples {
+                assert_eq!(
+                    same_label(&mut analyzer, a, b),
+                    same_label(&mut analyzer, b, a),
+                    "{a} / {b}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -26,6 +26,7 @@ mod search;
 mod settings;
 mod snippet;
 mod text_pool;
+mod typeahead;
 
 pub use crate::document::text_literal;
 pub use crate::entity::{EntityText, LabelChoice};
@@ -36,7 +37,8 @@ pub use crate::index::{BuildReport, IndexFailure, TextIndex, INDEX_FORMAT_VERSIO
 pub use crate::label_hits::LabelSearch;
 pub use crate::progress::{BuildKind, BuildProgress};
 pub use crate::query::{QueryError, UserQuery};
-pub use crate::search::{AutocompleteRequest, IndexSearcher, SearchHit, SearchPage, SearchRequest};
+pub use crate::search::{IndexSearcher, SearchHit, SearchPage, SearchRequest};
 pub use crate::settings::{IndexSettings, RankingWeights};
 pub use crate::snippet::Snippet;
 pub use crate::text_pool::PoolHit;
+pub use crate::typeahead::AutocompleteRequest;

@@ -11,7 +11,7 @@ use crate::analysis::{stem_analyzer_name, stemmed_language, words, FOLD, LONGEST
 use crate::document::Vocabulary;
 use crate::entity::{EntityText, LabelChoice};
 use crate::error::IndexError;
-use crate::popularity::{exact_share, from_field};
+use crate::popularity::from_field;
 use crate::query::{QueryPart, UserQuery};
 use crate::schema::Fields;
 use crate::settings::IndexSettings;
@@ -52,19 +52,6 @@ pub struct SearchRequest {
     pub limit: usize,
     /// Hits skipped.
     pub offset: usize,
-}
-
-/// A type-ahead request: label word prefixes.
-#[derive(Debug, Clone)]
-pub struct AutocompleteRequest {
-    /// What was typed so far.
-    pub text: String,
-    /// Only instances of one of these classes (IRIs; empty: no filter).
-    pub classes: Vec<String>,
-    /// Preferred languages for the label shown.
-    pub langs: Vec<String>,
-    /// Most suggestions.
-    pub limit: usize,
 }
 
 /// One entity found.
@@ -117,7 +104,7 @@ pub(crate) struct RankKey {
 impl RankKey {
     /// The key of a document: its score and its entity id (a document without one, which a
     /// well-formed index has not, comes after every other of its score).
-    fn new(score: f32, id: Option<u64>) -> Self {
+    pub(crate) fn new(score: f32, id: Option<u64>) -> Self {
         Self {
             score,
             id: Reverse(id.unwrap_or(u64::MAX)),
@@ -162,6 +149,14 @@ impl<'a> IndexSearcher<'a> {
     /// yields none cannot be searched for ("the query has no words to search for").
     pub fn analyze(&self, text: &str) -> Vec<String> {
         words(&mut self.analyzer(FOLD), text)
+    }
+
+    /// Whether `label` is exactly `text` as type-ahead and URI lookup decide it: the same
+    /// folded words, the same words dropped between them (stop words), and the same
+    /// characters before the first and after the last (`St. Louis` is `st louis`, the
+    /// fragment `Athe…` is not `athe`).
+    pub fn same_label(&self, label: &str, text: &str) -> bool {
+        crate::analysis::same_label(&mut self.analyzer(FOLD), label, text)
     }
 
     /// Every entity whose text matches `query` (the `/api/search` syntax) with its combined
@@ -267,60 +262,6 @@ impl<'a> IndexSearcher<'a> {
         Ok(out)
     }
 
-    /// Type-ahead: entities with a label word starting with each typed word, most referenced
-    /// first, a label equal to what was typed boosted only as far as the entity is referenced
-    /// (docs/api.md, "Ranking").
-    pub fn autocomplete(
-        &self,
-        reader: &Reader<'_>,
-        request: &AutocompleteRequest,
-    ) -> Result<Vec<SearchHit>, IndexError> {
-        if request.text.chars().count() > self.settings.max_query_chars {
-            return Err(crate::query::QueryError::TooLong {
-                found: request.text.chars().count(),
-                limit: self.settings.max_query_chars,
-            }
-            .into());
-        }
-        let typed = words(&mut self.analyzer(FOLD), &request.text);
-        if typed.is_empty() {
-            return Err(crate::query::QueryError::Empty.into());
-        }
-        let mut clauses: Vec<(Occur, Box<dyn Query>)> = typed
-            .iter()
-            .map(|word| {
-                let prefix: String = word.chars().take(LONGEST_PREFIX).collect();
-                (
-                    Occur::Must,
-                    const_score(self.term_query(self.fields.label_prefix, &prefix), 0.0),
-                )
-            })
-            .collect();
-        clauses.push((
-            Occur::Should,
-            const_score(
-                self.term_query(self.fields.label_exact, &typed.join(" ")),
-                1.0,
-            ),
-        ));
-        let query = self.with_filters(Box::new(BooleanQuery::new(clauses)), &request.classes, None);
-        let top = self.searcher.search(
-            &query,
-            &TopDocs::with_limit(request.limit.max(1)).tweak_score(self.autocomplete_tweak()),
-        )?;
-        let vocabulary = Vocabulary::resolve(reader, self.settings)?;
-        let mut hits = Vec::with_capacity(top.len());
-        for (key, address) in top {
-            let id = self.entity_id(address)?;
-            if let Some((hit, _)) =
-                self.hit(reader, &vocabulary, (id, key.score), &request.langs, false)?
-            {
-                hits.push(hit);
-            }
-        }
-        Ok(hits)
-    }
-
     /// Entities whose IRI starts with `prefix`, most referenced first.
     pub fn iri_prefix(
         &self,
@@ -381,7 +322,7 @@ impl<'a> IndexSearcher<'a> {
 
     /// The summary of one entity and its text (every literal if `snippets`, else its labels
     /// and descriptions only), or `None` if the snapshot no longer has it.
-    fn hit(
+    pub(crate) fn hit(
         &self,
         reader: &Reader<'_>,
         vocabulary: &Vocabulary,
@@ -463,32 +404,6 @@ impl<'a> IndexSearcher<'a> {
         }
     }
 
-    /// Type-ahead's score: `(1 + exact · min(1, ln(1 + w) / ln(101))²) × (1 + rank_weight ·
-    /// ln(1 + w))`, where `exact` is 1 for a label equal to the typed text (the query's only
-    /// scoring clause) and `w` is the weight of use (`crate::popularity`). An exact label
-    /// doubles the score of an entity of weight 100 or more and adds about 15 % to one used
-    /// once ([`crate::popularity::exact_share`]), so that one-use fragments labelled `Athe…`
-    /// do not outrank Athens (448 references).
-    fn autocomplete_tweak(
-        &self,
-    ) -> impl Fn(&SegmentReader) -> Box<dyn Fn(tantivy::DocId, f32) -> RankKey> + Send + Sync + 'static
-    {
-        let weight = self.settings.weights.rank_weight;
-        move |segment: &SegmentReader| {
-            let column = segment.fast_fields().u64("rank").ok();
-            let ids = segment.fast_fields().u64("id").ok();
-            Box::new(move |doc, exact| {
-                let used = from_field(column.as_ref().and_then(|c| c.first(doc)).unwrap_or(0));
-                #[allow(clippy::cast_possible_truncation)] // a share in [0, 1]
-                let boost = exact * exact_share(f64::from(used)) as f32;
-                RankKey::new(
-                    (1.0 + boost) * (1.0 + weight * used.ln_1p()),
-                    ids.as_ref().and_then(|c| c.first(doc)),
-                )
-            })
-        }
-    }
-
     pub(crate) fn analyzer(&self, name: &str) -> TextAnalyzer {
         self.index
             .tokenizers()
@@ -503,7 +418,7 @@ impl<'a> IndexSearcher<'a> {
         ))
     }
 
-    fn with_filters(
+    pub(crate) fn with_filters(
         &self,
         query: Box<dyn Query>,
         classes: &[String],
@@ -719,7 +634,7 @@ fn boost(query: Box<dyn Query>, by: f32) -> Box<dyn Query> {
     Box::new(BoostQuery::new(query, by))
 }
 
-fn const_score(query: Box<dyn Query>, score: f32) -> Box<dyn Query> {
+pub(crate) fn const_score(query: Box<dyn Query>, score: f32) -> Box<dyn Query> {
     Box::new(ConstScoreQuery::new(query, score))
 }
 

@@ -236,13 +236,12 @@ pub(crate) fn rank(
         let best = pool
             .first()
             .map_or(1.0, |h| f64::from(h.score).max(f64::MIN_POSITIVE));
-        let folded = fold_label(q);
         for hit in pool {
             let exact_label = hit.label_may_equal
                 && index
                     .best_label(reader, hit.id, langs)
                     .map_err(index_error)?
-                    .is_some_and(|label| fold_label(&label) == folded);
+                    .is_some_and(|label| searcher.same_label(&label, q));
             let (kind, factor) = if exact_label {
                 (MatchKind::ExactName, 1.0)
             } else {
@@ -337,15 +336,6 @@ impl Pending {
     }
 }
 
-/// A label or query folded for an equality test: lower case, runs of white space as one
-/// space. Punctuation stays: `Athe…` (a fragment) is not the word `athe`.
-fn fold_label(text: &str) -> String {
-    text.to_lowercase()
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
 fn store_error(error: lodestone_store::StoreError) -> ApiError {
     ApiError::from_store(error, Duration::ZERO)
 }
@@ -394,12 +384,5 @@ mod tests {
             ..lodestone_store::TermUsage::default()
         };
         assert!((weight_of_use(&described, 0.0) - 13.0).abs() < 1e-9);
-    }
-
-    #[test]
-    fn labels_fold_for_equality() {
-        assert_eq!(fold_label("Athe…"), "athe…");
-        assert_eq!(fold_label("ATHENS"), "athens");
-        assert_eq!(fold_label("  New   York "), "new york");
     }
 }
