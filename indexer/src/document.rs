@@ -10,9 +10,9 @@ use crate::settings::IndexSettings;
 use lodestone_store::model::vocab::{rdf, xsd};
 use lodestone_store::model::{Literal, NamedNodeRef, Term};
 use lodestone_store::{EncodedQuad, Reader, TermId, TermKind};
-use std::cell::RefCell;
 use std::collections::{BTreeSet, HashMap};
 use std::ops::Range;
+use std::sync::Mutex;
 use tantivy::tokenizer::{TextAnalyzer, TokenizerManager};
 use tantivy::TantivyDocument;
 
@@ -30,8 +30,9 @@ pub(crate) struct Vocabulary {
     pub rdf_type: Option<TermId>,
     label_local_names: Vec<String>,
     description_local_names: Vec<String>,
-    /// Label and description priority of properties already looked at.
-    seen: RefCell<HashMap<TermId, Roles>>,
+    /// Label and description priority of properties already looked at (shared by the
+    /// searches of one store state: [`crate::vocabulary::SharedVocabulary`]).
+    seen: Mutex<HashMap<TermId, Roles>>,
 }
 
 impl Vocabulary {
@@ -61,7 +62,7 @@ impl Vocabulary {
             rdf_type: reader.term_id(rdf::TYPE.into())?,
             label_local_names: settings.label_local_names.clone(),
             description_local_names: settings.description_local_names.clone(),
-            seen: RefCell::default(),
+            seen: Mutex::default(),
         })
     }
 
@@ -84,7 +85,7 @@ impl Vocabulary {
     }
 
     fn classify(&self, reader: &Reader<'_>, predicate: TermId) -> Result<Roles, IndexError> {
-        if let Some(known) = self.seen.borrow().get(&predicate) {
+        if let Some(known) = self.roles_seen().get(&predicate) {
             return Ok(*known);
         }
         let mut label = self.labels.get(&predicate).copied();
@@ -101,10 +102,14 @@ impl Vocabulary {
                 }
             }
         }
-        self.seen
-            .borrow_mut()
-            .insert(predicate, (label, description));
+        self.roles_seen().insert(predicate, (label, description));
         Ok((label, description))
+    }
+
+    /// The roles of the properties looked at so far (a poisoned lock still holds answers
+    /// that were right: each entry is written whole).
+    fn roles_seen(&self) -> std::sync::MutexGuard<'_, HashMap<TermId, Roles>> {
+        self.seen.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
 

@@ -10,9 +10,10 @@
 //! literals bound are always literals of entities `/api/search` returns.
 
 use crate::analysis::{stem_analyzer_name, stemmed_language, words, FOLD};
-use crate::document::{text_literal, Vocabulary};
+use crate::document::text_literal;
 use crate::entity::{EntityText, LiteralText};
 use crate::error::IndexError;
+use crate::hit_order::{entity_of, score_of, Weighing};
 use crate::query::{QueryPart, UserQuery};
 use crate::search::IndexSearcher;
 use crate::snippet::{best_snippet, within_one_edit, Snippet, WordMatcher};
@@ -116,7 +117,7 @@ impl IndexSearcher<'_> {
             .map(|branch| LiteralMatcher::new(self, branch, &request.langs))
             .collect::<Vec<_>>();
         let needs_text = detail.literals || detail.snippet || request.property.is_some();
-        let vocabulary = Vocabulary::resolve(reader, self.settings)?;
+        let vocabulary = self.vocabulary(reader)?;
         let mut analyzer = self.analyzer(FOLD);
         let mut hits = Vec::with_capacity(order.len().min(keep));
         for id in order {
@@ -211,12 +212,12 @@ impl IndexSearcher<'_> {
                 query.as_ref(),
                 &(
                     Count,
-                    TopDocs::with_limit(limit.max(1)).tweak_score(self.rank_tweak()),
+                    TopDocs::with_limit(limit.max(1)).order_by(self.hit_order(Weighing::Text)),
                 ),
             )?;
             count = count.saturating_add(matched);
-            for (key, address) in top {
-                let (id, score) = (self.entity_id(address)?, key.score);
+            for (key, _) in top {
+                let (id, score) = (entity_of(&key)?, score_of(&key));
                 let best = scores.entry(id).or_insert_with(|| {
                     order.push(id);
                     score

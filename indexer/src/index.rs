@@ -11,15 +11,17 @@ use crate::analysis::register_analyzers;
 use crate::build::{snapshot_readers, FullBuild};
 use crate::document::{Batch, DocumentBuilder, Vocabulary};
 use crate::error::IndexError;
+use crate::generation::Searchable;
 use crate::progress::{BuildKind, BuildProgress, Running, Tracker};
 use crate::schema::Fields;
 use crate::search::IndexSearcher;
 use crate::settings::IndexSettings;
+use crate::vocabulary::SharedVocabulary;
 use lodestone_store::{Reader, SequenceNumber, Store, TermId};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime};
 use tantivy::merge_policy::{DefaultMergePolicy, NoMergePolicy};
@@ -69,7 +71,11 @@ pub struct TextIndex {
     settings: IndexSettings,
     /// `None` after a failure, until the next write opens a fresh one.
     writer: Mutex<Option<IndexWriter<TantivyDocument>>>,
-    reader: IndexReader,
+    /// The reader and its searcher's open columns, replaced at each reload (shared with the
+    /// thread of a merge, which reloads when it ends).
+    searchable: Arc<Searchable>,
+    /// The store vocabulary the searches share.
+    vocabulary: SharedVocabulary,
     applied: AtomicU64,
     progress: (Mutex<()>, Condvar),
     failure: Mutex<Option<IndexFailure>>,
@@ -108,7 +114,7 @@ impl TextIndex {
         register_analyzers(index.tokenizers(), &settings.stop_words);
         let (threads, heap) = settings.writer_budget();
         let writer = index.writer_with_num_threads(threads, heap)?;
-        let reader = index
+        let reader: IndexReader = index
             .reader_builder()
             .reload_policy(ReloadPolicy::Manual)
             .try_into()?;
@@ -118,7 +124,8 @@ impl TextIndex {
             fields,
             settings,
             writer: Mutex::new(Some(writer)),
-            reader,
+            searchable: Arc::new(Searchable::new(reader)),
+            vocabulary: SharedVocabulary::default(),
             applied: AtomicU64::new(applied),
             progress: (Mutex::new(()), Condvar::new()),
             failure: Mutex::new(None),
@@ -201,11 +208,17 @@ impl TextIndex {
     /// A searcher over the committed documents.
     pub fn searcher(&self) -> IndexSearcher<'_> {
         IndexSearcher::new(
-            self.reader.searcher(),
+            self.searchable.current(),
             &self.fields,
             &self.settings,
             &self.index,
+            &self.vocabulary,
         )
+    }
+
+    /// Makes the last commit searchable (see [`Searchable::reload`]).
+    fn reload(&self) -> Result<(), IndexError> {
+        Ok(self.searchable.reload()?)
     }
 
     /// Brings the index up to the store's last commit: applies the change log since the
@@ -283,7 +296,7 @@ impl TextIndex {
             // text before and after the change (most of a data graph's subjects have none)
             // needs no deletion, and each deletion costs a term query over every segment at
             // commit.
-            let searcher = self.reader.searcher();
+            let searcher = self.searchable.current().searcher().clone();
             let mut batch = Batch::default();
             let mut flush = |batch: &mut Batch| {
                 builder.build_batch(&reader, batch, |subject, doc| {
@@ -406,14 +419,14 @@ impl TextIndex {
             return;
         }
         let merge = writer.merge(&segments);
-        let reader = self.reader.clone();
+        let searchable = Arc::clone(&self.searchable);
         let spawned = std::thread::Builder::new()
             .name("text-merge".to_owned())
             .spawn(move || {
                 let started = Instant::now();
                 match merge.wait() {
                     Ok(_) => {
-                        if let Err(error) = reader.reload() {
+                        if let Err(error) = searchable.reload() {
                             tracing::warn!(%error, "cannot open the merged text index");
                         }
                         tracing::info!(
@@ -449,7 +462,7 @@ impl TextIndex {
 
     /// Segments of the index as searches now read it.
     pub fn segment_count(&self) -> usize {
-        self.reader.searcher().segment_readers().len()
+        self.searchable.current().searcher().segment_readers().len()
     }
 
     /// Stops the builds and catch-ups running now, and any later one, before they commit
@@ -469,7 +482,7 @@ impl TextIndex {
 
     /// Entity documents in the committed index.
     pub fn document_count(&self) -> u64 {
-        self.reader.searcher().num_docs()
+        self.searchable.current().searcher().num_docs()
     }
 
     /// The best label of an entity for a language preference list (see
@@ -480,7 +493,7 @@ impl TextIndex {
         term: TermId,
         langs: &[String],
     ) -> Result<Option<String>, IndexError> {
-        let vocabulary = Vocabulary::resolve(reader, &self.settings)?;
+        let vocabulary = self.vocabulary.of(reader, &self.settings)?;
         let text = crate::entity::EntityText::load_names(reader, &vocabulary, term)?;
         Ok(text.best_label(langs).map(|c| c.text))
     }
@@ -500,7 +513,7 @@ impl TextIndex {
             self.settings.fingerprint()
         ));
         prepared.commit()?;
-        self.reader.reload()?;
+        self.reload()?;
         drop(running);
         self.applied.store(sequence, Ordering::Release);
         let (lock, condvar) = &self.progress;

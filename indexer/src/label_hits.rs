@@ -19,7 +19,6 @@
 //! field, as before.
 
 use crate::analysis::{stem_analyzer_name, stemmed_language, words, FOLD, LONGEST_PREFIX};
-use crate::document::Vocabulary;
 use crate::error::IndexError;
 use crate::hits::TextRequest;
 use crate::query::{QueryError, QueryPart, UserQuery};
@@ -61,7 +60,8 @@ impl IndexSearcher<'_> {
         reader: &Reader<'_>,
         predicate: TermId,
     ) -> Result<bool, IndexError> {
-        Ok(Vocabulary::resolve(reader, self.settings)?
+        Ok(self
+            .vocabulary(reader)?
             .label_priority(reader, predicate)?
             .is_some())
     }

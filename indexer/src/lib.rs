@@ -14,6 +14,8 @@ mod document;
 mod entity;
 mod error;
 mod follower;
+mod generation;
+mod hit_order;
 mod hits;
 mod index;
 mod label_hits;
@@ -27,6 +29,7 @@ mod settings;
 mod snippet;
 mod text_pool;
 mod typeahead;
+mod vocabulary;
 
 pub use crate::document::text_literal;
 pub use crate::entity::{EntityText, LabelChoice};

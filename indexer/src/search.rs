@@ -11,27 +11,27 @@ use crate::analysis::{stem_analyzer_name, stemmed_language, words, FOLD, LONGEST
 use crate::document::Vocabulary;
 use crate::entity::{EntityText, LabelChoice};
 use crate::error::IndexError;
-use crate::popularity::from_field;
+use crate::generation::Generation;
+use crate::hit_order::{entity_of, hit_order, score_of, ByEntity, ByUse, Weighing};
 use crate::query::{QueryPart, UserQuery};
 use crate::schema::Fields;
 use crate::settings::IndexSettings;
 use crate::snippet::{best_snippet, Snippet, WordMatcher};
+use crate::vocabulary::SharedVocabulary;
 use lodestone_store::model::vocab::rdfs;
 use lodestone_store::model::{NamedNodeRef, Term};
 use lodestone_store::{Reader, TermId};
-use std::cmp::Reverse;
 use std::collections::{BTreeSet, VecDeque};
 use std::ops::Bound;
-use std::sync::OnceLock;
+use std::sync::Arc;
 use tantivy::collector::{Count, TopDocs};
-use tantivy::columnar::Column;
 use tantivy::query::{
     BooleanQuery, BoostQuery, ConstScoreQuery, FuzzyTermQuery, Occur, PhraseQuery, Query,
     RangeQuery, TermQuery,
 };
 use tantivy::schema::{Field, IndexRecordOption, Term as IndexTerm};
 use tantivy::tokenizer::TextAnalyzer;
-use tantivy::{DocAddress, Index, Searcher, SegmentReader};
+use tantivy::{Index, Searcher};
 
 /// Most classes a `class=` filter expands to through `rdfs:subClassOf`.
 const MAX_SUBCLASSES: usize = 10_000;
@@ -87,56 +87,48 @@ pub struct SearchPage {
     pub hits: Vec<SearchHit>,
 }
 
-/// A hit's sort key: its score, then, among equal scores, its entity id (smallest first).
-///
-/// Tantivy orders equal scores by document address, which commits change: re-indexing an
-/// entity (a new weight of use, a new class) moves it to a new document and merges renumber
-/// segments, so the pages of a search read across a commit repeated or skipped hits of equal
-/// score. An entity's id does not move.
-#[derive(Debug, Clone, Copy, PartialEq, PartialOrd)]
-pub(crate) struct RankKey {
-    /// The combined score.
-    pub(crate) score: f32,
-    /// The entity id, reversed so that the larger key is the smaller id.
-    id: Reverse<u64>,
-}
-
-impl RankKey {
-    /// The key of a document: its score and its entity id (a document without one, which a
-    /// well-formed index has not, comes after every other of its score).
-    pub(crate) fn new(score: f32, id: Option<u64>) -> Self {
-        Self {
-            score,
-            id: Reverse(id.unwrap_or(u64::MAX)),
-        }
-    }
-}
-
 /// A searcher over one committed state of the index.
 pub struct IndexSearcher<'a> {
     pub(crate) searcher: Searcher,
+    /// The state searched, with its segments' open columns.
+    generation: Arc<Generation>,
     pub(crate) fields: &'a Fields,
     pub(crate) settings: &'a IndexSettings,
     index: &'a Index,
-    /// The `id` column of each segment, opened at the first hit (opening it costs more than
-    /// reading a value: once per hit, it took a fifth of a 4,568-hit SPARQL text pattern).
-    ids: OnceLock<Vec<Column<u64>>>,
+    vocabulary: &'a SharedVocabulary,
 }
 
 impl<'a> IndexSearcher<'a> {
     pub(crate) fn new(
-        searcher: Searcher,
+        generation: Arc<Generation>,
         fields: &'a Fields,
         settings: &'a IndexSettings,
         index: &'a Index,
+        vocabulary: &'a SharedVocabulary,
     ) -> Self {
         Self {
-            searcher,
+            searcher: generation.searcher().clone(),
+            generation,
             fields,
             settings,
             index,
-            ids: OnceLock::new(),
+            vocabulary,
         }
+    }
+
+    /// The store vocabulary of `reader`'s state (shared by the searches of that state).
+    pub(crate) fn vocabulary(&self, reader: &Reader<'_>) -> Result<Arc<Vocabulary>, IndexError> {
+        self.vocabulary.of(reader, self.settings)
+    }
+
+    /// The order of hits: the text score weighed as `weighing` says by the weight of use,
+    /// then the entity id ([`crate::hit_order`]).
+    pub(crate) fn hit_order(&self, weighing: Weighing) -> (ByUse, ByEntity) {
+        hit_order(
+            &self.generation,
+            self.settings.weights.rank_weight,
+            weighing,
+        )
     }
 
     /// Parses a query with the configured length bound.
@@ -170,10 +162,10 @@ impl<'a> IndexSearcher<'a> {
         let (tantivy_query, _) = self.text_query(&query, &[])?;
         let top = self.searcher.search(
             &tantivy_query,
-            &TopDocs::with_limit(limit.max(1)).tweak_score(self.rank_tweak()),
+            &TopDocs::with_limit(limit.max(1)).order_by(self.hit_order(Weighing::Text)),
         )?;
         top.into_iter()
-            .map(|(key, address)| Ok((self.entity_id(address)?, key.score)))
+            .map(|(key, _)| Ok((entity_of(&key)?, score_of(&key))))
             .collect()
     }
 
@@ -189,7 +181,7 @@ impl<'a> IndexSearcher<'a> {
         let collector = (
             TopDocs::with_limit(request.limit.max(1))
                 .and_offset(request.offset)
-                .tweak_score(self.rank_tweak()),
+                .order_by(self.hit_order(Weighing::Text)),
             Count,
         );
         let (top, total) = self.searcher.search(&query, &collector)?;
@@ -197,12 +189,17 @@ impl<'a> IndexSearcher<'a> {
             total,
             hits: Vec::with_capacity(top.len()),
         };
-        let vocabulary = Vocabulary::resolve(reader, self.settings)?;
+        let vocabulary = self.vocabulary(reader)?;
         let mut analyzer = self.analyzer(FOLD);
-        for (key, address) in top.into_iter().take(request.limit) {
-            let id = self.entity_id(address)?;
-            let Some((mut hit, text)) =
-                self.hit(reader, &vocabulary, (id, key.score), &request.langs, true)?
+        for (key, _) in top.into_iter().take(request.limit) {
+            let id = entity_of(&key)?;
+            let Some((mut hit, text)) = self.hit(
+                reader,
+                &vocabulary,
+                (id, score_of(&key)),
+                &request.langs,
+                true,
+            )?
             else {
                 page.total = page.total.saturating_sub(1);
                 continue;
@@ -236,7 +233,7 @@ impl<'a> IndexSearcher<'a> {
             Some(words) => Some(self.text_query(&self.parse(words)?, langs)?.1),
             None => None,
         };
-        let vocabulary = Vocabulary::resolve(reader, self.settings)?;
+        let vocabulary = self.vocabulary(reader)?;
         let mut analyzer = self.analyzer(FOLD);
         let mut out = Vec::with_capacity(entities.len());
         for id in entities {
@@ -278,13 +275,15 @@ impl<'a> IndexSearcher<'a> {
         let query = RangeQuery::new(lower, upper);
         let top = self.searcher.search(
             &query,
-            &TopDocs::with_limit(limit.max(1)).tweak_score(self.rank_tweak()),
+            &TopDocs::with_limit(limit.max(1)).order_by(self.hit_order(Weighing::Text)),
         )?;
-        let vocabulary = Vocabulary::resolve(reader, self.settings)?;
+        let vocabulary = self.vocabulary(reader)?;
         let mut hits = Vec::with_capacity(top.len());
-        for (key, address) in top {
-            let id = self.entity_id(address)?;
-            if let Some((hit, _)) = self.hit(reader, &vocabulary, (id, key.score), langs, false)? {
+        for (key, _) in top {
+            let id = entity_of(&key)?;
+            if let Some((hit, _)) =
+                self.hit(reader, &vocabulary, (id, score_of(&key)), langs, false)?
+            {
                 hits.push(hit);
             }
         }
@@ -357,51 +356,6 @@ impl<'a> IndexSearcher<'a> {
             snippet_property: None,
         };
         Ok(Some((hit, text)))
-    }
-
-    pub(crate) fn entity_id(&self, address: DocAddress) -> Result<TermId, IndexError> {
-        let columns = match self.ids.get() {
-            Some(columns) => columns,
-            None => {
-                let columns = self
-                    .searcher
-                    .segment_readers()
-                    .iter()
-                    .map(|segment| segment.fast_fields().u64("id"))
-                    .collect::<Result<Vec<_>, _>>()?;
-                self.ids.get_or_init(|| columns)
-            }
-        };
-        let column = usize::try_from(address.segment_ord)
-            .ok()
-            .and_then(|i| columns.get(i))
-            .ok_or_else(|| IndexError::Corrupt("a hit in an unknown segment".into()))?;
-        column
-            .first(address.doc_id)
-            .map(TermId::from_u64)
-            .ok_or_else(|| IndexError::Corrupt("a document without an id".into()))
-    }
-
-    /// The score tweak: text score × (1 + rank_weight · ln(1 + weight of use)), the weight of
-    /// use as `crate::popularity` defines it (references, √description, entity rank); equal
-    /// scores ordered by entity id ([`RankKey`]).
-    pub(crate) fn rank_tweak(
-        &self,
-    ) -> impl Fn(&SegmentReader) -> Box<dyn Fn(tantivy::DocId, f32) -> RankKey> + Send + Sync + 'static
-    {
-        let weight = self.settings.weights.rank_weight;
-        move |segment: &SegmentReader| {
-            let column = segment.fast_fields().u64("rank").ok();
-            let ids = segment.fast_fields().u64("id").ok();
-            Box::new(move |doc, score| {
-                let used = from_field(column.as_ref().and_then(|c| c.first(doc)).unwrap_or(0));
-                // The +1e-3 lets pure filters (score 0) still order by popularity.
-                RankKey::new(
-                    (score + 1e-3) * (1.0 + weight * used.ln_1p()),
-                    ids.as_ref().and_then(|c| c.first(doc)),
-                )
-            })
-        }
     }
 
     pub(crate) fn analyzer(&self, name: &str) -> TextAnalyzer {

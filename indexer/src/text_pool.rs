@@ -14,6 +14,7 @@
 //! give fewer than the wanted number of entities.
 
 use crate::error::IndexError;
+use crate::hit_order::{entity_of, score_of, HitKey, Weighing};
 use crate::query::UserQuery;
 use crate::search::IndexSearcher;
 use lodestone_store::TermId;
@@ -52,10 +53,10 @@ impl IndexSearcher<'_> {
         }
         let exact = self.with_label_words(text, top.iter().map(|(_, address)| *address))?;
         top.into_iter()
-            .map(|(score, address)| {
+            .map(|(key, address)| {
                 Ok(PoolHit {
-                    id: self.entity_id(address)?,
-                    score,
+                    id: entity_of(&key)?,
+                    score: score_of(&key),
                     label_may_equal: exact.contains(&address),
                 })
             })
@@ -68,16 +69,12 @@ impl IndexSearcher<'_> {
         langs: &[String],
         limit: usize,
         typos: bool,
-    ) -> Result<Vec<(f32, DocAddress)>, IndexError> {
+    ) -> Result<Vec<(HitKey, DocAddress)>, IndexError> {
         let (query, _) = self.text_query_with(query, langs, typos)?;
-        let top = self.searcher.search(
+        Ok(self.searcher.search(
             &query,
-            &TopDocs::with_limit(limit.max(1)).tweak_score(self.rank_tweak()),
-        )?;
-        Ok(top
-            .into_iter()
-            .map(|(key, address)| (key.score, address))
-            .collect())
+            &TopDocs::with_limit(limit.max(1)).order_by(self.hit_order(Weighing::Text)),
+        )?)
     }
 
     /// Those of `documents` with a label whose folded words are those of `text`: a seek per

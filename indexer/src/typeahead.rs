@@ -12,16 +12,14 @@
 //! [`EXACT_WINDOW`] × `limit` entities share the typed words' term ahead of an equal one.
 
 use crate::analysis::{same_label, words, FOLD, LONGEST_PREFIX};
-use crate::document::Vocabulary;
 use crate::entity::EntityText;
 use crate::error::IndexError;
-use crate::popularity::{exact_share, from_field};
-use crate::search::{const_score, IndexSearcher, RankKey, SearchHit};
-use lodestone_store::Reader;
+use crate::hit_order::{entity_of, score_of, Weighing};
+use crate::search::{const_score, IndexSearcher, SearchHit};
+use lodestone_store::{Reader, TermId};
 use std::collections::HashMap;
 use tantivy::collector::TopDocs;
 use tantivy::query::{BooleanQuery, Occur, Query};
-use tantivy::{DocAddress, SegmentReader};
 
 /// How many entities holding the typed words' `label_exact` term are read per suggestion
 /// asked for, at most, to find those whose label equals what was typed.
@@ -63,45 +61,44 @@ impl IndexSearcher<'_> {
         let limit = request.limit.max(1);
         let by_use = self.searcher.search(
             &self.typed_query(&typed, &request.classes, false),
-            &TopDocs::with_limit(limit).tweak_score(self.typeahead_tweak(false)),
+            &TopDocs::with_limit(limit).order_by(self.hit_order(Weighing::Use { exact: false })),
         )?;
         let same_words = self.searcher.search(
             &self.typed_query(&typed, &request.classes, true),
-            &TopDocs::with_limit(limit * EXACT_WINDOW).tweak_score(self.typeahead_tweak(true)),
+            &TopDocs::with_limit(limit * EXACT_WINDOW)
+                .order_by(self.hit_order(Weighing::Use { exact: true })),
         )?;
-        let vocabulary = Vocabulary::resolve(reader, self.settings)?;
-        let mut best: HashMap<DocAddress, RankKey> = by_use
-            .into_iter()
-            .map(|(key, address)| (address, key))
-            .collect();
+        let vocabulary = self.vocabulary(reader)?;
+        let mut best: HashMap<TermId, f32> = HashMap::with_capacity(limit * 2);
+        for (key, _) in &by_use {
+            best.insert(entity_of(key)?, score_of(key));
+        }
         let mut analyzer = self.analyzer(FOLD);
         let mut equal = 0;
-        for (key, address) in same_words {
+        for (key, _) in &same_words {
             if equal == limit {
                 // The rest score below these `limit` even with their boost.
                 break;
             }
-            let text = EntityText::load_names(reader, &vocabulary, self.entity_id(address)?)?;
+            let id = entity_of(key)?;
+            let text = EntityText::load_names(reader, &vocabulary, id)?;
             if text
                 .labels
                 .iter()
                 .any(|(label, _)| same_label(&mut analyzer, &label.text, &request.text))
             {
                 equal += 1;
-                best.insert(address, key);
+                best.insert(id, score_of(key));
             }
         }
-        let mut ranked: Vec<(RankKey, DocAddress)> = best
-            .into_iter()
-            .map(|(address, key)| (key, address))
-            .collect();
-        ranked.sort_by(|a, b| b.0.partial_cmp(&a.0).unwrap_or(std::cmp::Ordering::Equal));
+        let mut ranked: Vec<(TermId, f32)> = best.into_iter().collect();
+        // Best first; an equal score by entity id, as the collectors order them.
+        ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         ranked.truncate(limit);
         let mut hits = Vec::with_capacity(ranked.len());
-        for (key, address) in ranked {
-            let id = self.entity_id(address)?;
+        for (id, score) in ranked {
             if let Some((hit, _)) =
-                self.hit(reader, &vocabulary, (id, key.score), &request.langs, false)?
+                self.hit(reader, &vocabulary, (id, score), &request.langs, false)?
             {
                 hits.push(hit);
             }
@@ -137,35 +134,5 @@ impl IndexSearcher<'_> {
             ));
         }
         self.with_filters(Box::new(BooleanQuery::new(clauses)), classes, None)
-    }
-
-    /// Type-ahead's score: `(1 + exact · min(1, ln(1 + w) / ln(101))²) × (1 + rank_weight ·
-    /// ln(1 + w))`, where `exact` is 1 for a label equal to the typed text and `w` is the
-    /// weight of use (`crate::popularity`). An exact label doubles the score of an entity of
-    /// weight 100 or more and adds about 15 % to one used once
-    /// ([`crate::popularity::exact_share`]).
-    fn typeahead_tweak(
-        &self,
-        exact: bool,
-    ) -> impl Fn(&SegmentReader) -> Box<dyn Fn(tantivy::DocId, f32) -> RankKey> + Send + Sync + 'static
-    {
-        let weight = self.settings.weights.rank_weight;
-        move |segment: &SegmentReader| {
-            let column = segment.fast_fields().u64("rank").ok();
-            let ids = segment.fast_fields().u64("id").ok();
-            Box::new(move |doc, _| {
-                let used = from_field(column.as_ref().and_then(|c| c.first(doc)).unwrap_or(0));
-                #[allow(clippy::cast_possible_truncation)] // a share in [0, 1]
-                let boost = if exact {
-                    exact_share(f64::from(used)) as f32
-                } else {
-                    0.0
-                };
-                RankKey::new(
-                    (1.0 + boost) * (1.0 + weight * used.ln_1p()),
-                    ids.as_ref().and_then(|c| c.first(doc)),
-                )
-            })
-        }
     }
 }
