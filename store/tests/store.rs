@@ -8,7 +8,8 @@
 //! (`whole_graphs`), the sorted IRI index (`iri_index`), the distinct counts of the start
 //! views against SPARQL counts (`distinct`), SPARQL counts answered from the statistics
 //! against a full evaluation (`statistics`), joins whose filters link one resource's values
-//! with the rest answered as without the optimizer (`similar`), look-ups on files larger than a
+//! with the rest answered as without the optimizer (`similar`), and such joins that read a
+//! filtered range at once (`range_join`), look-ups on files larger than a
 //! cache shard (`lookups`), the change log
 //! and backups. Shared helpers live in `support` (stores in temporary folders, dumps,
 //! isomorphism) and `oracle` (the model and the checks that compare a store with it).
@@ -53,6 +54,8 @@ mod lookups;
 mod model;
 #[path = "store/oracle.rs"]
 mod oracle;
+#[path = "store/range_join.rs"]
+mod range_join;
 #[path = "store/reclaim.rs"]
 mod reclaim;
 #[path = "store/roundtrip.rs"]

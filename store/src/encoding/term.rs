@@ -17,6 +17,9 @@ const KIND_SHIFT: u32 = 60;
 const PAYLOAD_MASK: u64 = (1 << KIND_SHIFT) - 1;
 /// Offset added to inlined integers so that they sort numerically as unsigned payloads.
 const INTEGER_OFFSET: i64 = 1 << 59;
+/// Below this size, doubles are at most one half apart: a bound rounded to one is off by
+/// less than one.
+const EXACT_DOUBLES: f64 = 4_503_599_627_370_496.0; // 2^52
 /// The hex digit above the 60-bit number in the unique id of a minted blank node: its label
 /// is then always sixteen hex digits starting with `a`, a valid XML name.
 const MINTED_BLANK_MARKER: u128 = 0xa;
@@ -123,6 +126,45 @@ impl TermId {
     /// Whether this is the default graph.
     pub fn is_default_graph(self) -> bool {
         self == Self::DEFAULT_GRAPH
+    }
+
+    /// The inclusive range of ids of the inlined integers that may lie within `[lower,
+    /// upper]` (`None`: unbounded; NaN counts as unbounded), or `None` when none can. Inlined
+    /// integers sort by value, so they are one key range of an order led by the object. The
+    /// range is widened by one at each end, so that the bounds' rounding to doubles never
+    /// leaves an integer out; a bound of 2^52 or more in size, where doubles are more than
+    /// one apart, counts as unbounded.
+    pub(crate) fn inline_integer_range(
+        lower: Option<f64>,
+        upper: Option<f64>,
+    ) -> Option<(Self, Self)> {
+        let smallest = -INTEGER_OFFSET;
+        let largest = INTEGER_OFFSET - 1;
+        // A bound beyond the inlined integers' span is clamped to it before the conversion,
+        // which then cannot truncate.
+        #[allow(clippy::cast_precision_loss, clippy::cast_possible_truncation)]
+        let clamp = |value: f64| -> i64 {
+            if value <= smallest as f64 {
+                smallest
+            } else if value >= largest as f64 {
+                largest
+            } else {
+                value as i64
+            }
+        };
+        let exact = |v: &f64| v.abs() < EXACT_DOUBLES;
+        let low = lower
+            .filter(exact)
+            .map_or(smallest, |l| clamp(l.floor() - 1.0));
+        let high = upper
+            .filter(exact)
+            .map_or(largest, |u| clamp(u.ceil() + 1.0));
+        let id = |value: i64| {
+            u64::try_from(value + INTEGER_OFFSET)
+                .ok()
+                .map(|payload| Self::new(TermKind::Integer, payload))
+        };
+        (low <= high).then_some((id(low)?, id(high)?))
     }
 
     /// The term itself when it is inlined in the id (no dictionary needed).
@@ -285,6 +327,26 @@ mod tests {
         assert!(id(-1) < id(0));
         assert!(id(0) < id(7));
         assert!(id(7) < id(1 << 40));
+    }
+
+    #[test]
+    fn inline_integer_ranges_hold_every_integer_within_the_bounds() {
+        let id = |v: i64| inline_id(Literal::from(v).as_ref().into()).unwrap_or(TermId(0));
+        let holds = |range: Option<(TermId, TermId)>, v: i64| {
+            range.is_some_and(|(low, high)| low <= id(v) && id(v) <= high)
+        };
+        let range = TermId::inline_integer_range(Some(10.5), Some(20.0));
+        assert!((11..=20).all(|v| holds(range, v)));
+        assert!(!holds(range, 8) && !holds(range, 22));
+        let open = TermId::inline_integer_range(None, Some(f64::NAN));
+        assert!(holds(open, i64::from(i32::MIN)) && holds(open, 1 << 58));
+        assert!(holds(
+            TermId::inline_integer_range(Some(-1e300), Some(1e300)),
+            -(1 << 58)
+        ));
+        let huge = TermId::inline_integer_range(Some(2f64.powi(56)), None);
+        assert!(holds(huge, (1 << 56) - 100));
+        assert_eq!(TermId::inline_integer_range(Some(30.0), Some(10.0)), None);
     }
 
     #[test]

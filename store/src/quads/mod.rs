@@ -3,6 +3,7 @@
 pub(crate) mod batch;
 pub(crate) mod distinct;
 pub(crate) mod layout;
+mod numeric_range;
 pub(crate) mod overlay;
 pub(crate) mod reader;
 pub(crate) mod walk;

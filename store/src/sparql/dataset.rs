@@ -1,11 +1,20 @@
 //! The store as a `spareval` dataset: internal terms are [`TermId`]s, decoded only when a
 //! result needs them.
 
-use crate::encoding::{TermId, TermKind};
+use crate::encoding::{EncodedQuad, TermId, TermKind};
 use crate::error::StoreError;
 use crate::quads::reader::Reader;
 use oxrdf::Term;
-use spareval::{InternalQuad, QueryableDataset};
+use spareval::{InternalQuad, NumericRange, QueryableDataset};
+
+fn internal_quad(quad: EncodedQuad) -> InternalQuad<TermId> {
+    InternalQuad {
+        subject: quad.subject,
+        predicate: quad.predicate,
+        object: quad.object,
+        graph_name: (!quad.graph.is_default_graph()).then_some(quad.graph),
+    }
+}
 
 fn is_transient(id: Option<&TermId>) -> bool {
     id.is_some_and(|id| id.kind() == TermKind::Transient)
@@ -32,15 +41,26 @@ impl<'a, 'db: 'a> QueryableDataset<'a> for &'a Reader<'db> {
         let quads = (!unknown).then(|| {
             reader.quads_for_pattern(subject.copied(), predicate.copied(), object.copied(), graph)
         });
-        quads.into_iter().flatten().map(|quad| {
-            let quad = quad?;
-            Ok(InternalQuad {
-                subject: quad.subject,
-                predicate: quad.predicate,
-                object: quad.object,
-                graph_name: (!quad.graph.is_default_graph()).then_some(quad.graph),
-            })
-        })
+        quads
+            .into_iter()
+            .flatten()
+            .map(|quad| quad.map(internal_quad))
+    }
+
+    fn internal_quads_for_numeric_range(
+        &self,
+        predicate: &TermId,
+        range: NumericRange,
+        graph_name: Option<Option<&TermId>>,
+        limit: usize,
+    ) -> Result<Option<Vec<InternalQuad<TermId>>>, StoreError> {
+        if is_transient(Some(predicate)) || graph_name.is_some_and(|g| is_transient(g)) {
+            return Ok(Some(Vec::new()));
+        }
+        let graph = graph_name.map(|g| g.copied().unwrap_or(TermId::DEFAULT_GRAPH));
+        let quads =
+            self.quads_in_numeric_range(*predicate, range.lower, range.upper, graph, limit)?;
+        Ok(quads.map(|quads| quads.into_iter().map(internal_quad).collect()))
     }
 
     fn internal_named_graphs(

@@ -110,6 +110,35 @@ pub trait QueryableDataset<'a>: Sized + 'a {
             .externalize_expression_term(term)?
             .effective_boolean_value())
     }
+
+    /// Lodestone patch: the quads with `predicate` whose object may be a numeric literal
+    /// within `range`, read at once, or `None` when the dataset cannot narrow a read by the
+    /// object's value or the read would visit more than `limit` quads.
+    ///
+    /// Every quad of the graph (as in [`Self::internal_quads_for_pattern`]) whose object is
+    /// a numeric literal within the range must be returned; others may be: the evaluator
+    /// filters every row afterwards. It calls this instead of looking up many subjects one
+    /// by one in a for-loop join under a range filter (see `eval/range_join.rs`).
+    fn internal_quads_for_numeric_range(
+        &self,
+        predicate: &Self::InternalTerm,
+        range: NumericRange,
+        graph_name: Option<Option<&Self::InternalTerm>>,
+        limit: usize,
+    ) -> Result<Option<Vec<InternalQuad<Self::InternalTerm>>>, Self::Error> {
+        let _ = (predicate, range, graph_name, limit);
+        Ok(None)
+    }
+}
+
+/// Lodestone patch: the inclusive bounds (`None`: unbounded) within which a numeric value
+/// may pass a filter; never NaN.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct NumericRange {
+    /// No passing value is below this.
+    pub lower: Option<f64>,
+    /// No passing value is above this.
+    pub upper: Option<f64>,
 }
 
 impl<'a> QueryableDataset<'a> for &'a Dataset {

@@ -40,6 +40,10 @@ use std::sync::{Arc, atomic};
 use std::{fmt, io};
 // TODO: make expression raise error when relevant (storage I/O)
 
+// Lodestone patch: for-loop joins under a range filter read the range at once.
+#[cfg(feature = "sep-0006")]
+mod range_join;
+
 type InternalTupleEvaluator<'a, T> =
     Rc<dyn Fn(InternalTuple<T>) -> InternalTuplesIterator<'a, T> + 'a>;
 
@@ -218,6 +222,33 @@ impl<'a, D: QueryableDataset<'a>> EvalDataset<'a, D> {
                     .filter(|q| !q.as_ref().is_ok_and(|q| q.graph_name.is_none())),
             )
         }
+    }
+
+    /// Lodestone patch: [`QueryableDataset::internal_quads_for_numeric_range`] for a pattern
+    /// of the query's default graph (`None` also when it is made of several graphs).
+    fn default_graph_quads_for_numeric_range(
+        &self,
+        predicate: &D::InternalTerm,
+        range: crate::dataset::NumericRange,
+        limit: usize,
+    ) -> Result<Option<Vec<InternalQuad<D::InternalTerm>>>, QueryEvaluationError> {
+        self.cancellation_token.ensure_alive()?;
+        let graph_name = match &self.specification.default {
+            // The union of all graphs.
+            None => None,
+            Some(graphs) if graphs.len() == 1 => Some(graphs[0].as_ref()),
+            Some(_) => return Ok(None),
+        };
+        let quads = self
+            .dataset
+            .internal_quads_for_numeric_range(predicate, range, graph_name, limit)
+            .map_err(|e| QueryEvaluationError::Dataset(Box::new(e)))?;
+        Ok(quads.map(|mut quads| {
+            for quad in &mut quads {
+                quad.graph_name = None;
+            }
+            quads
+        }))
     }
 
     fn internal_named_graphs(
@@ -633,9 +664,28 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
         Result<InternalTupleEvaluator<'a, D::InternalTerm>, QueryEvaluationError>,
         Rc<EvalNodeWithStats>,
     ) {
+        self.evaluator_with_stats(pattern, |stat_children| {
+            self.build_graph_pattern_evaluator(pattern, encoded_variables, stat_children)
+        })
+    }
+
+    /// Lodestone patch: the evaluator `build` makes for `pattern`, with its statistics node
+    /// (the body of `graph_pattern_evaluator`, shared with `range_join`).
+    fn evaluator_with_stats(
+        &self,
+        pattern: &GraphPattern,
+        build: impl FnOnce(
+            &mut Vec<Rc<EvalNodeWithStats>>,
+        ) -> Result<
+            InternalTupleEvaluator<'a, D::InternalTerm>,
+            QueryEvaluationError,
+        >,
+    ) -> (
+        Result<InternalTupleEvaluator<'a, D::InternalTerm>, QueryEvaluationError>,
+        Rc<EvalNodeWithStats>,
+    ) {
         let mut stat_children = Vec::new();
-        let evaluator =
-            self.build_graph_pattern_evaluator(pattern, encoded_variables, &mut stat_children);
+        let evaluator = build(&mut stat_children);
         let stats = Rc::new(EvalNodeWithStats {
             // Formatting recurses per IN item, so only when explaining.
             label: if self.explain {
@@ -1511,6 +1561,14 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                 }
             }
             GraphPattern::Filter { inner, expression } => {
+                // Lodestone patch: see `range_join`.
+                #[cfg(feature = "sep-0006")]
+                let (child, child_stats) = match range_join::RangeJoin::recognize(inner, expression)
+                {
+                    Some(join) => self.range_join_evaluator(inner, join, encoded_variables),
+                    None => self.graph_pattern_evaluator(inner, encoded_variables),
+                };
+                #[cfg(not(feature = "sep-0006"))]
                 let (child, child_stats) = self.graph_pattern_evaluator(inner, encoded_variables);
                 stat_children.push(child_stats);
                 let child = child?;

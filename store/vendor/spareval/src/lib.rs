@@ -14,7 +14,8 @@ mod update;
 
 #[cfg(feature = "sparql-12")]
 pub use crate::dataset::ExpressionTriple;
-pub use crate::dataset::{ExpressionTerm, InternalQuad, QueryableDataset};
+// Lodestone patch: `NumericRange` (see `QueryableDataset::internal_quads_for_numeric_range`).
+pub use crate::dataset::{ExpressionTerm, InternalQuad, NumericRange, QueryableDataset};
 pub use crate::error::QueryEvaluationError;
 pub use crate::eval::CancellationToken;
 use crate::eval::{EvalNodeWithStats, SimpleEvaluator, Timer};

@@ -1,0 +1,234 @@
+//! For-loop joins under a range filter that read the range at once (`range_join` in
+//! store/vendor/spareval, `Reader::quads_in_numeric_range`): BSBM Q5's shape and variants on
+//! random data large enough for the range read (every product shares one feature, so the
+//! join has one row per product), with values of every kind in the filtered position —
+//! canonical integers (inlined), decimals, doubles, integers in a non-canonical form
+//! (dictionary literals), strings and IRIs — and quads in named graphs. The answers must be
+//! those of the query evaluated as written, with the default graph as the union and without.
+
+use crate::support::{proptest_config, solution_lines, transaction_load, TempStore};
+use lodestone_store::load::RdfFormat;
+use lodestone_store::sparql::{evaluate_query, DatasetOverride, QueryOptions, SparqlParser};
+use lodestone_store::Store;
+use oxrdf::{Literal, NamedNode, QuadRef, TermRef};
+use proptest::prelude::*;
+use std::fmt::Write;
+
+const E: &str = "http://e/";
+const XSD: &str = "http://www.w3.org/2001/XMLSchema#";
+
+/// A value of a numeric property, of any kind a store may hold there.
+#[derive(Debug, Clone)]
+enum Value {
+    Integer(i64),
+    /// Tenths, written as an `xsd:decimal`.
+    Decimal(i64),
+    Double(i64),
+    /// An integer with a leading zero: not canonical, so a dictionary literal.
+    Padded(i64),
+    Text(i64),
+    Iri(i64),
+}
+
+impl Value {
+    fn n_triples(&self) -> String {
+        match self {
+            Self::Integer(v) => format!("\"{v}\"^^<{XSD}integer>"),
+            Self::Decimal(v) => format!("\"{}.{}\"^^<{XSD}decimal>", v / 10, v.abs() % 10),
+            Self::Double(v) => format!("\"{v}.5E0\"^^<{XSD}double>"),
+            Self::Padded(v) => format!("\"0{}\"^^<{XSD}integer>", v.abs()),
+            Self::Text(v) => format!("\"{v}\""),
+            Self::Iri(v) => format!("<{E}value{v}>"),
+        }
+    }
+}
+
+fn value() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        6 => (-5i64..60).prop_map(Value::Integer),
+        1 => (-50i64..600).prop_map(Value::Decimal),
+        1 => (-5i64..60).prop_map(Value::Double),
+        1 => (0i64..60).prop_map(Value::Padded),
+        1 => (0i64..60).prop_map(Value::Text),
+        1 => (0i64..3).prop_map(Value::Iri),
+    ]
+}
+
+/// One product: its features besides the shared one, its numeric values, its graph.
+#[derive(Debug, Clone)]
+struct Product {
+    features: Vec<u8>,
+    numeric1: Vec<Value>,
+    numeric2: Vec<Value>,
+    /// `None`: the default graph, else one of three named graphs.
+    graph: Option<u8>,
+}
+
+fn product() -> impl Strategy<Value = Product> {
+    (
+        proptest::collection::vec(1u8..4, 0..3),
+        proptest::collection::vec(value(), 0..3),
+        proptest::collection::vec(value(), 0..3),
+        proptest::option::of(0u8..3),
+    )
+        .prop_map(|(features, numeric1, numeric2, graph)| Product {
+            features,
+            numeric1,
+            numeric2,
+            graph,
+        })
+}
+
+fn n_quads(products: &[Product]) -> String {
+    let mut out = String::new();
+    for (i, p) in products.iter().enumerate() {
+        let s = format!("<{E}product{i}>");
+        let g = p
+            .graph
+            .map(|g| format!(" <{E}graph{g}>"))
+            .unwrap_or_default();
+        // Distinct labels in no relation to the product numbers (no ties before LIMIT).
+        writeln!(out, "{s} <{E}label> \"label {:03}\"{g} .", (i * 37) % 1000).unwrap();
+        for f in std::iter::once(&0).chain(&p.features) {
+            writeln!(out, "{s} <{E}feature> <{E}feature{f}>{g} .").unwrap();
+        }
+        for (property, values) in [("numeric1", &p.numeric1), ("numeric2", &p.numeric2)] {
+            for v in values {
+                writeln!(out, "{s} <{E}{property}> {}{g} .", v.n_triples()).unwrap();
+            }
+        }
+    }
+    out
+}
+
+/// BSBM Q5's shape for product `given`, and variants: bounds on one side only, constant and
+/// decimal bounds, a bound that is no number, rows without the filtered property (OPTIONAL).
+fn queries(given: usize) -> Vec<String> {
+    let p = format!("<{E}product{given}>");
+    let q5 = format!(
+        "?product <{E}label> ?label .
+         FILTER ({p} != ?product)
+         {p} <{E}feature> ?f . ?product <{E}feature> ?f .
+         {p} <{E}numeric1> ?orig1 . ?product <{E}numeric1> ?sim1 .
+         FILTER (?sim1 < (?orig1 + 10) && ?sim1 > (?orig1 - 10))
+         {p} <{E}numeric2> ?orig2 . ?product <{E}numeric2> ?sim2 .
+         FILTER (?sim2 < (?orig2 + 12) && ?sim2 > (?orig2 - 12))"
+    );
+    let one = |filter: &str| {
+        format!(
+            "SELECT ?product ?sim1 WHERE {{ {p} <{E}numeric1> ?orig1 .
+             {p} <{E}feature> ?f . ?product <{E}feature> ?f . ?product <{E}numeric1> ?sim1 .
+             FILTER ({filter}) }}"
+        )
+    };
+    vec![
+        format!("SELECT DISTINCT ?product ?label WHERE {{ {q5} }} ORDER BY ?label LIMIT 5"),
+        format!("SELECT ?product ?label ?f ?sim1 ?sim2 WHERE {{ {q5} }}"),
+        one("?sim1 >= ?orig1"),
+        one("?orig1 - 3.5 <= ?sim1 && ?sim1 <= ?orig1 * 2"),
+        one("?sim1 < \"30\""),
+        one("?sim1 > -(?orig1) && ?sim1 < 1e1"),
+        format!(
+            "SELECT ?product ?sim1 WHERE {{ {p} <{E}numeric1> ?orig1 .
+             ?product <{E}feature> <{E}feature0> .
+             OPTIONAL {{ ?product <{E}numeric2> ?sim1 }}
+             ?product <{E}numeric1> ?sim1 . FILTER (?sim1 <= ?orig1 + 5) }}"
+        ),
+    ]
+}
+
+fn lines(store: &Store, query: &str, options: &QueryOptions) -> Vec<String> {
+    let parsed = SparqlParser::new().parse_query(query).expect("query");
+    let reader = store.reader();
+    solution_lines(
+        evaluate_query(&reader, &parsed, &DatasetOverride::default(), options).expect("evaluate"),
+    )
+}
+
+proptest! {
+    #![proptest_config(proptest_config())]
+
+    #[test]
+    fn range_filtered_joins_answer_as_written(
+        products in proptest::collection::vec(product(), 70..160),
+        given in any::<proptest::sample::Index>(),
+    ) {
+        let store = TempStore::new();
+        transaction_load(&store, &[("range.nq", n_quads(&products).as_bytes(), RdfFormat::NQuads)]);
+        let given = given.index(products.len());
+        for union in [true, false] {
+            for query in queries(given) {
+                let options = QueryOptions::default().with_default_graph_as_union(union);
+                let mut optimized = lines(&store, &query, &options);
+                let mut as_written = lines(&store, &query, &options.clone().without_optimizations());
+                if !query.contains("ORDER BY") {
+                    optimized.sort();
+                    as_written.sort();
+                }
+                prop_assert_eq!(optimized, as_written, "union {}: {}", union, query);
+            }
+        }
+    }
+}
+
+/// The range read itself: the predicate's dictionary literals and its inlined integers within
+/// the bounds, in one graph or all; `None` past the limit or under a transaction's changes.
+#[test]
+fn numeric_range_reads_literals_and_the_integers_within() {
+    let store = TempStore::new();
+    let mut data = String::new();
+    for v in 0..100 {
+        writeln!(data, "<{E}s{v}> <{E}n> \"{v}\"^^<{XSD}integer> .").unwrap();
+    }
+    writeln!(data, "<{E}d> <{E}n> \"7.5\"^^<{XSD}decimal> .").unwrap();
+    writeln!(data, "<{E}i> <{E}n> <{E}iri> .").unwrap();
+    writeln!(data, "<{E}g> <{E}n> \"42\"^^<{XSD}integer> <{E}graph> .").unwrap();
+    writeln!(data, "<{E}o> <{E}other> \"42\"^^<{XSD}integer> .").unwrap();
+    transaction_load(&store, &[("n.nq", data.as_bytes(), RdfFormat::NQuads)]);
+    let reader = store.reader();
+    let id = |term: TermRef<'_>| reader.term_id(term).unwrap().unwrap();
+    let predicate = id(NamedNode::new_unchecked(format!("{E}n")).as_ref().into());
+    let subjects = |graph, limit| {
+        reader
+            .quads_in_numeric_range(predicate, Some(40.5), Some(45.0), graph, limit)
+            .unwrap()
+            .map(|quads| {
+                quads
+                    .iter()
+                    .map(|q| reader.term(q.subject).unwrap().to_string())
+                    .collect::<Vec<_>>()
+            })
+    };
+    let all = subjects(None, 1000).expect("within the limit");
+    // The decimal first (dictionary literals sort before inlined integers), then the
+    // integers 41 to 45 and the bounds' margin of one (40 and 46), in value order.
+    assert_eq!(all.first().map(String::as_str), Some("<http://e/d>"));
+    for v in 40..=46 {
+        assert!(all.contains(&format!("<{E}s{v}>")), "{v} in {all:?}");
+    }
+    assert!(all.contains(&format!("<{E}g>")));
+    assert!(!all
+        .iter()
+        .any(|s| s == &format!("<{E}i>") || s == &format!("<{E}s30>")));
+    let graph = id(NamedNode::new_unchecked(format!("{E}graph"))
+        .as_ref()
+        .into());
+    assert_eq!(subjects(Some(graph), 1000), Some(vec![format!("<{E}g>")]));
+    assert_eq!(subjects(None, 3), None);
+
+    let mut transaction = store.transaction().unwrap();
+    let quad = oxrdf::Quad::new(
+        NamedNode::new_unchecked(format!("{E}t")),
+        NamedNode::new_unchecked(format!("{E}n")),
+        Literal::from(43_i64),
+        oxrdf::GraphName::DefaultGraph,
+    );
+    transaction.insert(QuadRef::from(&quad)).unwrap();
+    let changed = transaction.reader();
+    assert_eq!(
+        changed
+            .quads_in_numeric_range(predicate, Some(40.5), Some(45.0), None, 1000)
+            .unwrap(),
+        None
+    );
+}

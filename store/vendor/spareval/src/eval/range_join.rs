@@ -1,0 +1,370 @@
+//! Lodestone patch: for-loop joins under a range filter read the range at once.
+//!
+//! `FILTER(?o > lower && ?o < upper)` over `Lateral(left, ?s <p> ?o)`, where `left` binds
+//! `?s` and the input binds every variable of the bounds, looks `?s <p> ?o` up once per row
+//! of `left`: one index seek each (BSBM's Q5: the numeric properties of every product that
+//! shares a feature with the given one, ten thousand seeks at 35 M quads). When `left` has
+//! many rows, the join asks the dataset instead for the quads of `<p>` whose object lies in
+//! the range, read at once (a sequential scan of a predicate-object order), and gives each
+//! row the objects of its subject among them. The filter still runs over every row, so the
+//! range only narrows the read; rows and their order are those of the look-ups (a subject's
+//! objects come in the dataset's order either way). The dataset may decline (no such
+//! order, or a range wider than the look-ups it would replace): then the rows are looked up
+//! one by one as before.
+
+use super::{
+    EvalNodeWithStats, InternalTuple, InternalTupleEvaluator, InternalTuplesIterator,
+    QueryEvaluationError, SimpleEvaluator, encode_variable,
+};
+use crate::dataset::{ExpressionTerm, NumericRange, QueryableDataset};
+use crate::eval::EvalDataset;
+use crate::expression::ExpressionEvaluator;
+use oxrdf::{NamedNode, Variable};
+use oxsdatatypes::Double;
+use rustc_hash::{FxHashMap, FxHashSet};
+use spargebra::term::{GroundTermPattern, NamedNodePattern};
+use sparopt::algebra::{Expression, GraphPattern};
+use std::iter::once;
+use std::rc::Rc;
+
+/// Rows of the left side gathered before choosing between look-ups and one range read. A
+/// chunk and its range read are bounded (at most `CHUNK_ROWS * QUADS_PER_ROW` quads) and
+/// dropped before the next, so they are not charged to the memory budget, which counts what
+/// an evaluation keeps.
+const CHUNK_ROWS: usize = 16_384;
+/// Below this many rows to look up in a chunk, they are looked up one by one.
+const MIN_ROWS: usize = 64;
+/// Quads the range read may visit per row it replaces: a seek costs about as much as
+/// reading this many index entries in order.
+const QUADS_PER_ROW: usize = 32;
+
+/// A `FILTER` over `Lateral(left, ?s <p> ?o)` whose conjuncts bound `?o` by expressions of
+/// the input alone.
+pub(super) struct RangeJoin {
+    left: GraphPattern,
+    right: GraphPattern,
+    subject: Variable,
+    predicate: NamedNode,
+    object: Variable,
+    /// Expressions `?o` is at least (or above).
+    lower: Vec<Expression>,
+    /// Expressions `?o` is at most (or below).
+    upper: Vec<Expression>,
+}
+
+impl RangeJoin {
+    /// The join `inner` is, if it has that shape and `filter` bounds its object.
+    pub(super) fn recognize(inner: &GraphPattern, filter: &Expression) -> Option<Self> {
+        let GraphPattern::Lateral { left, right } = inner else {
+            return None;
+        };
+        let GraphPattern::QuadPattern {
+            subject: GroundTermPattern::Variable(subject),
+            predicate: NamedNodePattern::NamedNode(predicate),
+            object: GroundTermPattern::Variable(object),
+            graph_name: None,
+        } = right.as_ref()
+        else {
+            return None;
+        };
+        if subject == object {
+            return None;
+        }
+        let mut conjuncts = Vec::new();
+        collect_conjuncts(filter, &mut conjuncts);
+        let mut lower = Vec::new();
+        let mut upper = Vec::new();
+        let is_bound = |e: &Expression| is_input_arithmetic(e, subject, object);
+        for conjunct in conjuncts {
+            let (smaller, larger) = match conjunct {
+                Expression::Less(a, b) | Expression::LessOrEqual(a, b) => (a, b),
+                Expression::Greater(a, b) | Expression::GreaterOrEqual(a, b) => (b, a),
+                _ => continue,
+            };
+            match (smaller.as_ref(), larger.as_ref()) {
+                (Expression::Variable(v), bound) if v == object && is_bound(bound) => {
+                    upper.push(bound.clone());
+                }
+                (bound, Expression::Variable(v)) if v == object && is_bound(bound) => {
+                    lower.push(bound.clone());
+                }
+                _ => {}
+            }
+        }
+        if lower.is_empty() && upper.is_empty() {
+            return None;
+        }
+        Some(Self {
+            left: left.as_ref().clone(),
+            right: right.as_ref().clone(),
+            subject: subject.clone(),
+            predicate: predicate.clone(),
+            object: object.clone(),
+            lower,
+            upper,
+        })
+    }
+}
+
+fn collect_conjuncts<'e>(expression: &'e Expression, conjuncts: &mut Vec<&'e Expression>) {
+    if let Expression::And(inner) = expression {
+        for e in inner {
+            collect_conjuncts(e, conjuncts);
+        }
+    } else {
+        conjuncts.push(expression);
+    }
+}
+
+/// Whether `e` is arithmetic over literals and variables other than the pattern's: the same
+/// value for every row of the join when the input binds its variables.
+fn is_input_arithmetic(e: &Expression, subject: &Variable, object: &Variable) -> bool {
+    let recurse = |e: &Expression| is_input_arithmetic(e, subject, object);
+    match e {
+        Expression::Literal(_) => true,
+        Expression::Variable(v) => v != subject && v != object,
+        Expression::Add(a, b)
+        | Expression::Subtract(a, b)
+        | Expression::Multiply(a, b)
+        | Expression::Divide(a, b) => recurse(a) && recurse(b),
+        Expression::UnaryPlus(a) | Expression::UnaryMinus(a) => recurse(a),
+        _ => false,
+    }
+}
+
+/// The value of a numeric term as a double, if it is a number (not NaN).
+fn numeric_value(term: ExpressionTerm) -> Option<f64> {
+    let value = match term {
+        ExpressionTerm::IntegerLiteral(v) => f64::from(Double::from(v)),
+        ExpressionTerm::DecimalLiteral(v) => f64::from(Double::from(v)),
+        ExpressionTerm::FloatLiteral(v) => f64::from(Double::from(v)),
+        ExpressionTerm::DoubleLiteral(v) => f64::from(v),
+        _ => return None,
+    };
+    (!value.is_nan()).then_some(value)
+}
+
+/// The bounds' values for one input, their tightest range: `None` when one is not a number
+/// (a filter comparing with a string or a date, which this join leaves to the look-ups).
+struct Bounds<'a, T> {
+    variables: Vec<usize>,
+    lower: Vec<ExpressionEvaluator<'a, InternalTuple<T>, ExpressionTerm>>,
+    upper: Vec<ExpressionEvaluator<'a, InternalTuple<T>, ExpressionTerm>>,
+}
+
+impl<T> Bounds<'_, T> {
+    fn range(&self, input: &InternalTuple<T>) -> Option<NumericRange> {
+        if !self.variables.iter().all(|v| input.contains(*v)) {
+            return None;
+        }
+        let mut range = NumericRange {
+            lower: None,
+            upper: None,
+        };
+        for bound in &self.lower {
+            let value = numeric_value(bound(input)?)?;
+            range.lower = Some(range.lower.map_or(value, |l| l.max(value)));
+        }
+        for bound in &self.upper {
+            let value = numeric_value(bound(input)?)?;
+            range.upper = Some(range.upper.map_or(value, |u| u.min(value)));
+        }
+        Some(range)
+    }
+}
+
+impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
+    /// The evaluator of `lateral` (the join `join` was recognized in), with its statistics.
+    pub(super) fn range_join_evaluator(
+        &self,
+        lateral: &GraphPattern,
+        join: RangeJoin,
+        encoded_variables: &mut Vec<Variable>,
+    ) -> (
+        Result<InternalTupleEvaluator<'a, D::InternalTerm>, QueryEvaluationError>,
+        Rc<EvalNodeWithStats>,
+    ) {
+        self.evaluator_with_stats(lateral, |stat_children| {
+            let (left, left_stats) = self.graph_pattern_evaluator(&join.left, encoded_variables);
+            stat_children.push(left_stats);
+            let (right, right_stats) = self.graph_pattern_evaluator(&join.right, encoded_variables);
+            stat_children.push(right_stats);
+            let (left, right) = (left?, right?);
+            let mut variables = FxHashSet::default();
+            for bound in join.lower.iter().chain(&join.upper) {
+                variables.extend(bound.used_variables().into_iter().cloned());
+            }
+            let mut evaluators = |bounds: &[Expression]| {
+                bounds
+                    .iter()
+                    .map(|e| self.expression_evaluator(e, encoded_variables, stat_children))
+                    .collect::<Result<Vec<_>, _>>()
+            };
+            let lower = evaluators(&join.lower)?;
+            let upper = evaluators(&join.upper)?;
+            let bounds = Rc::new(Bounds {
+                variables: variables
+                    .iter()
+                    .map(|v| encode_variable(encoded_variables, v))
+                    .collect(),
+                lower,
+                upper,
+            });
+            let read = Rc::new(RangeRead {
+                dataset: self.dataset.clone(),
+                predicate: self.encode_term(join.predicate.clone())?,
+                subject: encode_variable(encoded_variables, &join.subject),
+                object: encode_variable(encoded_variables, &join.object),
+            });
+            let evaluator: InternalTupleEvaluator<'a, D::InternalTerm> = Rc::new(move |from| {
+                let right = Rc::clone(&right);
+                let Some(range) = bounds.range(&from) else {
+                    let rows: InternalTuplesIterator<'a, D::InternalTerm> =
+                        Box::new(left(from).flat_map(move |t| match t {
+                            Ok(t) => right(t),
+                            Err(e) => Box::new(once(Err(e))),
+                        }));
+                    return rows;
+                };
+                Box::new(RangeJoinIterator {
+                    left: left(from),
+                    left_done: false,
+                    right,
+                    read: Rc::clone(&read),
+                    range,
+                    current: Box::new(std::iter::empty()),
+                })
+            });
+            Ok(evaluator)
+        })
+    }
+}
+
+/// What the join reads: the pattern's predicate, and where its subject and object go.
+struct RangeRead<'a, D: QueryableDataset<'a>> {
+    dataset: EvalDataset<'a, D>,
+    predicate: D::InternalTerm,
+    subject: usize,
+    object: usize,
+}
+
+impl<'a, D: QueryableDataset<'a>> RangeRead<'a, D> {
+    /// Whether the pattern is looked up for this row with its subject bound and its object
+    /// free (else the row goes to the pattern's own evaluator).
+    fn joins(&self, row: &InternalTuple<D::InternalTerm>) -> bool {
+        row.contains(self.subject) && !row.contains(self.object)
+    }
+
+    /// The objects within `range` of the subjects of `rows`, by subject, or `None` when the
+    /// rows are better looked up one by one.
+    #[allow(clippy::type_complexity)]
+    fn objects(
+        &self,
+        rows: &[Result<InternalTuple<D::InternalTerm>, QueryEvaluationError>],
+        range: NumericRange,
+    ) -> Result<Option<FxHashMap<D::InternalTerm, Vec<D::InternalTerm>>>, QueryEvaluationError>
+    {
+        let subjects = rows
+            .iter()
+            .filter_map(|row| row.as_ref().ok().filter(|row| self.joins(row)))
+            .filter_map(|row| row.get(self.subject))
+            .collect::<Vec<_>>();
+        if subjects.len() < MIN_ROWS {
+            return Ok(None);
+        }
+        let Some(quads) = self.dataset.default_graph_quads_for_numeric_range(
+            &self.predicate,
+            range,
+            subjects.len().saturating_mul(QUADS_PER_ROW),
+        )?
+        else {
+            return Ok(None);
+        };
+        let mut objects = subjects
+            .into_iter()
+            .map(|s| (s.clone(), Vec::new()))
+            .collect::<FxHashMap<_, _>>();
+        for quad in quads {
+            if let Some(values) = objects.get_mut(&quad.subject) {
+                values.push(quad.object);
+            }
+        }
+        Ok(Some(objects))
+    }
+}
+
+/// The rows of the join, a chunk of left rows at a time.
+struct RangeJoinIterator<'a, D: QueryableDataset<'a>> {
+    left: InternalTuplesIterator<'a, D::InternalTerm>,
+    left_done: bool,
+    right: InternalTupleEvaluator<'a, D::InternalTerm>,
+    read: Rc<RangeRead<'a, D>>,
+    range: NumericRange,
+    current: InternalTuplesIterator<'a, D::InternalTerm>,
+}
+
+impl<'a, D: QueryableDataset<'a>> RangeJoinIterator<'a, D> {
+    /// The rows of the join for the next chunk of left rows.
+    fn next_chunk(&mut self) -> InternalTuplesIterator<'a, D::InternalTerm> {
+        let mut rows = Vec::new();
+        while rows.len() < CHUNK_ROWS {
+            let Some(row) = self.left.next() else {
+                self.left_done = true;
+                break;
+            };
+            rows.push(row);
+        }
+        let right = Rc::clone(&self.right);
+        let objects = match self.read.objects(&rows, self.range) {
+            Ok(Some(objects)) => Rc::new(objects),
+            Ok(None) => {
+                return Box::new(rows.into_iter().flat_map(move |row| match row {
+                    Ok(row) => right(row),
+                    Err(e) => Box::new(once(Err(e))),
+                }));
+            }
+            Err(e) => {
+                self.left_done = true;
+                return Box::new(once(Err(e)));
+            }
+        };
+        let read = Rc::clone(&self.read);
+        Box::new(rows.into_iter().flat_map(
+            move |row| -> InternalTuplesIterator<'a, D::InternalTerm> {
+                match row {
+                    Ok(row) if read.joins(&row) => {
+                        let values = row
+                            .get(read.subject)
+                            .and_then(|s| objects.get(s))
+                            .cloned()
+                            .unwrap_or_default();
+                        let object = read.object;
+                        Box::new(values.into_iter().map(move |value| {
+                            let mut joined = row.clone();
+                            joined.set(object, value);
+                            Ok(joined)
+                        }))
+                    }
+                    Ok(row) => right(row),
+                    Err(e) => Box::new(once(Err(e))),
+                }
+            },
+        ))
+    }
+}
+
+impl<'a, D: QueryableDataset<'a>> Iterator for RangeJoinIterator<'a, D> {
+    type Item = Result<InternalTuple<D::InternalTerm>, QueryEvaluationError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if let Some(row) = self.current.next() {
+                return Some(row);
+            }
+            if self.left_done {
+                return None;
+            }
+            self.current = self.next_chunk();
+        }
+    }
+}
