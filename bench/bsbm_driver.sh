@@ -13,7 +13,8 @@
 #           a .zst is decompressed into WORK in 2 GB parts for its load only and deleted
 #           right after)
 #   TD      the driver's parameter folder from the same generator run [/work/bsbmdata/td_data100k]
-#   TOOL    a writable copy of ../shared/tools/bsbm [/work/bsbmdata/tool]
+#   TOOL    the BSBM tools [../shared/tools/bsbm], copied into WORK (the driver writes
+#           beside itself) unless TOOL is a writable copy with its queries/ already
 #   WORK    folder for stores and logs [/tmp/bsbm-driver]
 #   STORE   a lodestone store already holding DATA (else one is loaded into WORK)
 #   OXIGRAPH_STORE, VIRTUOSO_DB  likewise for the others (else loaded into WORK; the loads
@@ -26,7 +27,7 @@ cd "$(dirname "$0")/.."
 repo=$PWD
 DATA=${DATA:-/work/bsbmdata/ds100k.nt.zst}
 TD=${TD:-/work/bsbmdata/td_data100k}
-TOOL=${TOOL:-/work/bsbmdata/tool}
+TOOL=${TOOL:-$repo/../shared/tools/bsbm}
 WORK=${WORK:-/tmp/bsbm-driver}
 RUNS=${RUNS:-500}
 WARMUP=${WARMUP:-50}
@@ -39,10 +40,12 @@ mkdir -p "$WORK"
 server_pid=
 # The driver reads the query templates from `queries/` beside it; a copy of the tools
 # without them gets ../shared/data/bsbm/queries.
-if [ ! -d "$TOOL/queries" ]; then
+if [ ! -d "$TOOL/queries" ] || [ ! -w "$TOOL" ]; then
   rm -rf "$WORK/tool"
   cp -r "$TOOL" "$WORK/tool"
-  ln -s "$(readlink -f "$repo/../shared/data/bsbm/queries")" "$WORK/tool/queries"
+  chmod -R u+w "$WORK/tool"
+  [ -d "$WORK/tool/queries" ] ||
+    ln -s "$(readlink -f "$repo/../shared/data/bsbm/queries")" "$WORK/tool/queries"
   TOOL=$WORK/tool
 fi
 
