@@ -6,10 +6,9 @@
 //! (dictionary literals), strings and IRIs — and quads in named graphs. The answers must be
 //! those of the query evaluated as written, with the default graph as the union and without.
 
-use crate::support::{proptest_config, solution_lines, transaction_load, TempStore};
+use crate::support::{proptest_config, query_lines as lines, transaction_load, TempStore};
 use lodestone_store::load::RdfFormat;
-use lodestone_store::sparql::{evaluate_query, DatasetOverride, QueryOptions, SparqlParser};
-use lodestone_store::Store;
+use lodestone_store::sparql::QueryOptions;
 use oxrdf::{Literal, NamedNode, QuadRef, TermRef};
 use proptest::prelude::*;
 use std::fmt::Write;
@@ -135,14 +134,6 @@ fn queries(given: usize) -> Vec<String> {
              ?product <{E}numeric1> ?sim1 . FILTER (?sim1 <= ?orig1 + 5) }}"
         ),
     ]
-}
-
-fn lines(store: &Store, query: &str, options: &QueryOptions) -> Vec<String> {
-    let parsed = SparqlParser::new().parse_query(query).expect("query");
-    let reader = store.reader();
-    solution_lines(
-        evaluate_query(&reader, &parsed, &DatasetOverride::default(), options).expect("evaluate"),
-    )
 }
 
 proptest! {

@@ -5,10 +5,9 @@
 //! random data: products sharing features, numeric properties with zero, one or two values,
 //! some without a label.
 
-use crate::support::{proptest_config, solution_lines, transaction_load, TempStore};
+use crate::support::{proptest_config, query_lines as lines, transaction_load, TempStore};
 use lodestone_store::load::RdfFormat;
-use lodestone_store::sparql::{evaluate_query, DatasetOverride, QueryOptions, SparqlParser};
-use lodestone_store::Store;
+use lodestone_store::sparql::QueryOptions;
 use proptest::prelude::*;
 use std::fmt::Write;
 
@@ -93,15 +92,6 @@ fn queries(given: usize) -> Vec<String> {
              ?product <{E}label> ?label . FILTER (?orig1 < ?orig2 && ?label != \"label 3\") }}"
         ),
     ]
-}
-
-/// The solutions as lines, in their order.
-fn lines(store: &Store, query: &str, options: &QueryOptions) -> Vec<String> {
-    let parsed = SparqlParser::new().parse_query(query).expect("query");
-    let reader = store.reader();
-    solution_lines(
-        evaluate_query(&reader, &parsed, &DatasetOverride::default(), options).expect("evaluate"),
-    )
 }
 
 proptest! {

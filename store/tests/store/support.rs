@@ -269,6 +269,21 @@ pub fn proptest_config() -> proptest::test_runner::Config {
     }
 }
 
+/// The solutions of `query` evaluated on the store's current state with `options`, as lines
+/// (see [`solution_lines`]).
+pub fn query_lines(
+    store: &Store,
+    query: &str,
+    options: &lodestone_store::sparql::QueryOptions,
+) -> Vec<String> {
+    use lodestone_store::sparql::{evaluate_query, DatasetOverride, SparqlParser};
+    let parsed = SparqlParser::new().parse_query(query).expect("query");
+    let reader = store.reader();
+    solution_lines(
+        evaluate_query(&reader, &parsed, &DatasetOverride::default(), options).expect("evaluate"),
+    )
+}
+
 /// The solutions of a query as lines `?v=term ?w=-`, in their order.
 pub fn solution_lines(results: lodestone_store::sparql::QueryResults<'_>) -> Vec<String> {
     let lodestone_store::sparql::QueryResults::Solutions(solutions) = results else {
