@@ -179,23 +179,25 @@ impl<'a> BulkLoader<'a> {
                 chunks.encoder.start_document();
                 let parse_options = options.clone();
                 // The parser gives back the prefixes the document declared.
-                let parser = scope.spawn(move || -> Result<_, StoreError> {
-                    let mut batch = Vec::with_capacity(PARSE_BATCH);
-                    let mut quads = read_quads(reader, &name, format, &parse_options)?;
-                    for quad in quads.by_ref() {
-                        let fatal = matches!(quad, Err(ReadError::Fatal(_)));
-                        batch.push(quad);
-                        if batch.len() == PARSE_BATCH || fatal {
-                            // A fatal (I/O) error is sent on and ends the parse.
-                            let sent = sender.send(std::mem::take(&mut batch)).is_ok();
-                            if !sent || fatal {
-                                return Ok(Vec::new());
+                let parser = std::thread::Builder::new()
+                    .name("load-parser".to_owned())
+                    .spawn_scoped(scope, move || -> Result<_, StoreError> {
+                        let mut batch = Vec::with_capacity(PARSE_BATCH);
+                        let mut quads = read_quads(reader, &name, format, &parse_options)?;
+                        for quad in quads.by_ref() {
+                            let fatal = matches!(quad, Err(ReadError::Fatal(_)));
+                            batch.push(quad);
+                            if batch.len() == PARSE_BATCH || fatal {
+                                // A fatal (I/O) error is sent on and ends the parse.
+                                let sent = sender.send(std::mem::take(&mut batch)).is_ok();
+                                if !sent || fatal {
+                                    return Ok(Vec::new());
+                                }
                             }
                         }
-                    }
-                    let _ = sender.send(batch);
-                    Ok(quads.prefixes())
-                });
+                        let _ = sender.send(batch);
+                        Ok(quads.prefixes())
+                    })?;
                 // Dropping the receiver on an error makes the parser stop at its next send.
                 for batch in receiver {
                     for quad in batch {
