@@ -10,7 +10,8 @@
 //!   data (the same query file is run against pyoxigraph by `bench/bsbm.sh`);
 //! - `replace-http`: named-graph replacements per second over HTTP (SPARQL Update) with a
 //!   concurrent reader's latencies, and the time to stream a large SPARQL XML result;
-//! - `search`: text index build rate, search and type-ahead latencies;
+//! - `search`: text index build rate, search and type-ahead latencies (`--forms`: what each part
+//!   of the index's documents costs tantivy);
 //! - `pages`: HTML entity pages per second and their latency under `wrk`;
 //! - `crash`: graph replacements while the server is killed with SIGKILL, restarted, checked
 //!   (every graph one whole version, and the text index in agreement once caught up);

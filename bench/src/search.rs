@@ -34,6 +34,42 @@ pub(crate) struct SearchArgs {
     /// Seed of the query choice.
     #[arg(long, default_value_t = 42)]
     seed: u64,
+    /// Also price each form the index holds: its documents indexed again once per form left
+    /// out (about six more builds' worth of tantivy work).
+    #[arg(long)]
+    forms: bool,
+}
+
+/// Prints what each form of the index costs tantivy (see [`lodestone_indexer::measure_forms`])
+/// next to the bare floor's `floor_cpu` seconds.
+fn print_form_costs(store: &Store, dir: &std::path::Path, floor_cpu: f64) -> anyhow::Result<()> {
+    let forms_dir = dir.join("forms");
+    let report = lodestone_indexer::measure_forms(
+        store,
+        &forms_dir,
+        &IndexSettings::default(),
+        tantivy_floor::process_cpu,
+    )?;
+    println!(
+        "forms: {} documents made from the store on one thread in {:.2} s, {:.1} CPU s; then indexed once per variant:",
+        report.entities,
+        report.documents_elapsed.as_secs_f64(),
+        report.documents_cpu_seconds
+    );
+    let full = report.forms.first().map_or(0.0, |form| form.cpu_seconds);
+    for form in &report.forms {
+        println!(
+            "  {:<45} {:6.2} s {:6.1} CPU s ({:+5.1} against every form; {:4.2}x bare tantivy) {:7.1} MB",
+            form.name,
+            form.elapsed.as_secs_f64(),
+            form.cpu_seconds,
+            form.cpu_seconds - full,
+            form.cpu_seconds / floor_cpu.max(1e-9),
+            tantivy_floor::folder_bytes(&form.folder) as f64 / 1e6
+        );
+    }
+    std::fs::remove_dir_all(&forms_dir)?;
+    Ok(())
 }
 
 /// Runs the benchmark and prints its figures.
@@ -98,6 +134,9 @@ pub(crate) fn run(args: &SearchArgs) -> anyhow::Result<()> {
         100.0 * (build.entities as f64 / seconds) / (floor.entities as f64 / floor_seconds),
         100.0 * floor.cpu / build_cpu.max(1e-9)
     );
+    if args.forms {
+        print_form_costs(&store, dir.path(), floor.cpu)?;
+    }
     let labels = sample_labels(&store, args.queries * 4)?;
     anyhow::ensure!(!labels.is_empty(), "the data has no rdfs:label literals");
     let mut rng = Rng::new(args.seed);
