@@ -1,27 +1,26 @@
 //! Read views: a RocksDB snapshot, optionally with a transaction's uncommitted changes on top.
+//!
+//! This module holds the reader and its pattern scans; what a reader answers besides quads is
+//! in its children: `terms` (ids and terms, transient terms, quads encoded and decoded),
+//! `statistics` (the committed counters: term usage, ranks, classes, totals) and `iris` (IRIs
+//! by prefix, local name or document). Whole-store passes are in `quads::batch`.
 
-use crate::changes::SequenceNumber;
 use crate::database::{Database, DecodedTerms};
-use crate::dictionary::{decode_term, find_id};
-use crate::encoding::{encode_term_bytes, inline_id, EncodedQuad, Permutation, TermId, TermKind};
+use crate::encoding::{EncodedQuad, Permutation, TermId};
 use crate::error::{CorruptionError, StoreError};
-use crate::hash_iris;
-use crate::iri_index;
-use crate::kv::{meta_key, multi_get, permutation_table, Table, QUAD_PREFIX_LEN};
+use crate::kv::{multi_get, permutation_table, Table, QUAD_PREFIX_LEN};
 use crate::quads::layout::GraphLayout;
 use crate::quads::overlay::Overlay;
-use crate::stats::{decode_u64, term_graph_key, StoreCounts, TermGraphUsage, TermUsage};
-use oxrdf::{GraphNameRef, NamedNode, Quad, Term, TermRef};
+use oxrdf::{Quad, Term};
 use rocksdb::{ColumnFamily, DBRawIterator, ReadOptions, Snapshot, DB};
 use rustc_hash::FxHashMap;
 use std::cell::RefCell;
 use std::sync::Arc;
 
-/// The namespace of [`Reader::stand_in`]'s IRIs.
-const STAND_IN: &str = "urn:lodestone:id:";
+mod iris;
+mod statistics;
+mod terms;
 
-/// Decoded terms kept per reader; cleared when it grows past this many.
-const DECODE_CACHE_LIMIT: usize = 200_000;
 /// Quads of compact graphs kept per reader; cleared when they grow past this many.
 const COMPACT_GRAPH_CACHE_QUADS: usize = 1 << 16;
 
@@ -46,14 +45,6 @@ pub struct Reader<'a> {
 /// Idle iterators per index order: prefix-mode ones (for scans with a bound first id) and
 /// total-order ones (for full scans).
 type IdleIterators<'a> = [Vec<DBRawIterator<'a>>; 12];
-
-/// The longest string a query may compute (`CONCAT`, `REPLACE`, `GROUP_CONCAT`…): a query of
-/// one kilobyte doubling a string thirty times would otherwise ask for gigabytes.
-pub(crate) const MAX_COMPUTED_TERM_BYTES: usize = 16 << 20;
-
-/// The bytes of all the terms one query computes and keeps (each is held for the query's
-/// life, so that its id stays valid).
-pub(crate) const MAX_COMPUTED_BYTES: usize = 256 << 20;
 
 #[derive(Default)]
 struct ReaderCache {
@@ -381,181 +372,6 @@ impl<'a> Reader<'a> {
             .is_some())
     }
 
-    /// The id of a term if the store knows it (inlined terms always have one).
-    pub fn term_id(&self, term: TermRef<'_>) -> Result<Option<TermId>, StoreError> {
-        if let Some(id) = inline_id(term) {
-            return Ok(Some(id));
-        }
-        let mut bytes = Vec::new();
-        encode_term_bytes(term, &mut bytes);
-        if let Some(id) = self.overlay.and_then(|o| o.new_term_id(&bytes)) {
-            return Ok(Some(id));
-        }
-        if let Some(id) = self.cache.borrow().known_ids.get(&bytes) {
-            return Ok(Some(*id));
-        }
-        self.dictionary_lookup(&bytes)
-    }
-
-    /// Tells the reader the ids of stored terms the caller resolved with [`Reader::term`], so
-    /// that [`Reader::term_id`] answers them without a dictionary look-up: a query given a
-    /// long list of terms found by id (the text index's hits, as a `VALUES` table) would
-    /// otherwise look each up again when the evaluation encodes the table. Each `(id, term)`
-    /// must be a pair `term(id)` gave.
-    pub fn remember_ids<'t>(&self, pairs: impl IntoIterator<Item = (TermId, &'t Term)>) {
-        let mut cache = self.cache.borrow_mut();
-        for (id, term) in pairs {
-            if id.decode_inline().is_some() || id.kind() == TermKind::Transient {
-                continue;
-            }
-            let mut bytes = Vec::new();
-            encode_term_bytes(term.as_ref(), &mut bytes);
-            cache.known_ids.insert(bytes, id);
-        }
-    }
-
-    /// A stand-in for the stored IRI with this id, which [`Reader::term_id`] answers with the
-    /// id without reading anything, so that a query given many terms found by id (the text
-    /// index's hits, as a `VALUES` table) is encoded without reading each IRI first: only the
-    /// IRIs of the rows it returns are read, since an evaluated id is shown as its real term.
-    /// Valid for this reader only; IRIs under `urn:lodestone:id:` are reserved for stand-ins.
-    pub fn stand_in(&self, id: TermId) -> NamedNode {
-        let node = NamedNode::new_unchecked(format!("{STAND_IN}{}", id.as_u64()));
-        let mut bytes = Vec::new();
-        encode_term_bytes(node.as_ref().into(), &mut bytes);
-        self.cache.borrow_mut().known_ids.insert(bytes, id);
-        node
-    }
-
-    pub(crate) fn dictionary_lookup(&self, bytes: &[u8]) -> Result<Option<TermId>, StoreError> {
-        find_id(bytes, |table, key| self.get(table, key))
-    }
-
-    /// The id of any term: the stored one, or a transient id valid for this reader only.
-    pub fn term_id_or_transient(&self, term: Term) -> Result<TermId, StoreError> {
-        if let Some(id) = self.term_id(term.as_ref())? {
-            return Ok(id);
-        }
-        let mut cache = self.cache.borrow_mut();
-        if let Some(id) = cache.transient_ids.get(&term) {
-            return Ok(*id);
-        }
-        let bytes = term_bytes(&term);
-        if bytes > MAX_COMPUTED_TERM_BYTES {
-            return Err(StoreError::TooLarge(format!(
-                "the query computed a term of {bytes} bytes; the limit is {MAX_COMPUTED_TERM_BYTES}"
-            )));
-        }
-        cache.transient_bytes += bytes;
-        if cache.transient_bytes > MAX_COMPUTED_BYTES {
-            return Err(StoreError::TooLarge(format!(
-                "the query computed more than {MAX_COMPUTED_BYTES} bytes of new terms"
-            )));
-        }
-        let id = TermId::new(TermKind::Transient, cache.transient_terms.len() as u64);
-        cache.transient_terms.push(term.clone());
-        cache.transient_ids.insert(term, id);
-        Ok(id)
-    }
-
-    /// The term an id stands for.
-    pub fn term(&self, id: TermId) -> Result<Term, StoreError> {
-        if let Some(term) = id.decode_inline() {
-            return Ok(term);
-        }
-        match id.kind() {
-            TermKind::Transient => {
-                let cache = self.cache.borrow();
-                let index = usize::try_from(id.payload()).unwrap_or(usize::MAX);
-                return cache.transient_terms.get(index).cloned().ok_or_else(|| {
-                    CorruptionError::msg(format!("unknown transient term {id:?}")).into()
-                });
-            }
-            TermKind::DefaultGraph => {
-                return Err(CorruptionError::msg("the default graph is not a term").into())
-            }
-            _ => {}
-        }
-        if let Some(term) = self.cache.borrow().decoded.get(&id) {
-            return Ok(term.clone());
-        }
-        if let Some(term) = self.overlay.and_then(|o| o.new_term(id)) {
-            return Ok(term.clone());
-        }
-        let term = match self.decoded.get(id) {
-            Some(term) => term,
-            None => {
-                let bytes = self
-                    .get(Table::IdToTerm, &id.to_be_bytes())?
-                    .ok_or_else(|| {
-                        CorruptionError::msg(format!("no dictionary entry for {id:?}"))
-                    })?;
-                let term = decode_term(id, &bytes)?;
-                // Read from the committed dictionary: right for every reader from now on.
-                self.decoded.insert(id, &term);
-                term
-            }
-        };
-        let mut cache = self.cache.borrow_mut();
-        if cache.decoded.len() >= DECODE_CACHE_LIMIT {
-            cache.decoded.clear();
-        }
-        cache.decoded.insert(id, term.clone());
-        Ok(term)
-    }
-
-    /// Encodes a quad of known terms; `None` if one of its terms is not in the store.
-    pub fn encode_quad(&self, quad: oxrdf::QuadRef<'_>) -> Result<Option<EncodedQuad>, StoreError> {
-        let Some(subject) = self.term_id(quad.subject.into())? else {
-            return Ok(None);
-        };
-        let Some(predicate) = self.term_id(quad.predicate.into())? else {
-            return Ok(None);
-        };
-        let Some(object) = self.term_id(quad.object)? else {
-            return Ok(None);
-        };
-        let Some(graph) = self.graph_id(quad.graph_name)? else {
-            return Ok(None);
-        };
-        Ok(Some(EncodedQuad::new(subject, predicate, object, graph)))
-    }
-
-    /// The id of a graph name; `None` if it is a named graph the store does not know.
-    pub fn graph_id(&self, graph: GraphNameRef<'_>) -> Result<Option<TermId>, StoreError> {
-        match graph {
-            GraphNameRef::DefaultGraph => Ok(Some(TermId::DEFAULT_GRAPH)),
-            GraphNameRef::NamedNode(n) => self.term_id(n.into()),
-            GraphNameRef::BlankNode(b) => self.term_id(b.into()),
-        }
-    }
-
-    /// Decodes a quad.
-    pub fn decode_quad(&self, quad: &EncodedQuad) -> Result<Quad, StoreError> {
-        let subject: oxrdf::NamedOrBlankNode = match self.term(quad.subject)? {
-            Term::NamedNode(n) => n.into(),
-            Term::BlankNode(b) => b.into(),
-            Term::Literal(_) => return Err(CorruptionError::msg("literal subject").into()),
-            // oxrdf's quoted-triple term, present only with its `rdf-12` feature.
-            #[allow(unreachable_patterns)]
-            _ => return Err(CorruptionError::msg("unsupported subject").into()),
-        };
-        let Term::NamedNode(predicate) = self.term(quad.predicate)? else {
-            return Err(CorruptionError::msg("predicate is not an IRI").into());
-        };
-        let object = self.term(quad.object)?;
-        let graph_name = if quad.graph.is_default_graph() {
-            oxrdf::GraphName::DefaultGraph
-        } else {
-            match self.term(quad.graph)? {
-                Term::NamedNode(n) => n.into(),
-                Term::BlankNode(b) => b.into(),
-                _ => return Err(CorruptionError::msg("graph name is a literal").into()),
-            }
-        };
-        Ok(Quad::new(subject, predicate, object, graph_name))
-    }
-
     /// Every quad of the store, decoded, in graph order.
     pub fn all_quads(&self) -> impl Iterator<Item = Result<Quad, StoreError>> + use<'_, 'a> {
         self.quads_for_pattern(None, None, None, None)
@@ -600,49 +416,6 @@ impl<'a> Reader<'a> {
         Ok(self.get(Table::Graphs, &graph.to_be_bytes())?.is_some())
     }
 
-    /// Usage counters of a term (all zero for an unknown term). Committed state only.
-    pub fn usage(&self, term: TermId) -> Result<TermUsage, StoreError> {
-        Ok(match self.get(Table::TermStats, &term.to_be_bytes())? {
-            Some(v) => TermUsage::decode(&v)?,
-            None => TermUsage::default(),
-        })
-    }
-
-    /// Usage counters of many terms at once, in the order given (one batched read: much
-    /// cheaper than a [`Reader::usage`] per term for thousands of terms). Committed state only.
-    pub fn usages(&self, terms: &[TermId]) -> Result<Vec<TermUsage>, StoreError> {
-        self.db
-            .batched_multi_get_cf_opt(
-                self.cf(Table::TermStats),
-                terms.iter().map(|t| t.to_be_bytes()),
-                false,
-                &self.read_options(None),
-            )
-            .into_iter()
-            .map(|value| {
-                Ok(match value? {
-                    Some(v) => TermUsage::decode(&v)?,
-                    None => TermUsage::default(),
-                })
-            })
-            .collect()
-    }
-
-    /// The entity rank of many terms at once (see [`crate::rank`]), in the order given: 0 for
-    /// a term without one (not an IRI, linked to no other IRI, or not ranked yet).
-    pub fn entity_ranks(&self, terms: &[TermId]) -> Result<Vec<f64>, StoreError> {
-        self.db
-            .batched_multi_get_cf_opt(
-                self.cf(Table::EntityRank),
-                terms.iter().map(|t| t.to_be_bytes()),
-                false,
-                &self.read_options(None),
-            )
-            .into_iter()
-            .map(|value| Ok(crate::stats::decode_score(value?.as_deref())?))
-            .collect()
-    }
-
     /// An iterator over the entries of `table` under `prefix` (the table's prefix-extractor
     /// length), in prefix mode so that prefix bloom filters skip files without it; positioned
     /// on the first entry.
@@ -652,217 +425,6 @@ impl<'a> Reader<'a> {
         let mut iter = self.db.raw_iterator_cf_opt(self.cf(table), options);
         iter.seek(prefix);
         iter
-    }
-
-    /// The graphs a term appears in with how many positions it fills there, most used
-    /// first, at most `limit`. Committed state only.
-    pub fn term_graphs(
-        &self,
-        term: TermId,
-        limit: usize,
-    ) -> Result<Vec<TermGraphUsage>, StoreError> {
-        // One term's entries: within one bucket of the hashed memtable.
-        let mut iter = self.prefix_iterator(Table::TermGraph, &term.to_be_bytes());
-        let mut out = Vec::new();
-        while let (Some(key), Some(value)) = (iter.key(), iter.value()) {
-            let graph = decode_id_key(key.get(8..).unwrap_or_default())?;
-            out.push(TermGraphUsage {
-                graph,
-                positions: decode_u64(value)?,
-            });
-            iter.next();
-        }
-        iter.status()?;
-        out.sort_by(|a, b| b.positions.cmp(&a.positions).then(a.graph.cmp(&b.graph)));
-        out.truncate(limit);
-        Ok(out)
-    }
-
-    /// The IRIs `{document}#…` of the store (what a client dereferencing any of them asks the
-    /// server for), in IRI order; past `limit`, the first `limit` the dictionary gained.
-    /// Committed state only.
-    pub fn hash_iris(
-        &self,
-        document: &str,
-        limit: usize,
-    ) -> Result<Vec<(TermId, oxrdf::NamedNode)>, StoreError> {
-        let mut iter =
-            self.prefix_iterator(Table::HashIris, &hash_iris::prefix(document.as_bytes()));
-        let mut out = Vec::new();
-        while let (Some(key), true) = (iter.key(), out.len() < limit) {
-            let id = decode_id_key(key.get(hash_iris::PREFIX_LEN..).unwrap_or_default())?;
-            // Another document may share the hash: keep only this one's IRIs.
-            if let Term::NamedNode(iri) = self.term(id)? {
-                let is_ours = iri
-                    .as_str()
-                    .strip_prefix(document)
-                    .is_some_and(|rest| rest.starts_with('#'));
-                if is_ours {
-                    out.push((id, iri));
-                }
-            }
-            iter.next();
-        }
-        iter.status()?;
-        out.sort_by(|a, b| a.1.cmp(&b.1));
-        Ok(out)
-    }
-
-    /// The IRIs of the store that start with `start`, in IRI order, at most `limit`: one range
-    /// scan of the IRI index (subjects, predicates, objects and graph names alike).
-    /// Committed state only.
-    pub fn iris_starting_with(
-        &self,
-        start: &str,
-        limit: usize,
-    ) -> Result<Vec<(TermId, oxrdf::NamedNode)>, StoreError> {
-        let mut iter = self.range_iterator(Table::IriIndex, &iri_index::iri_prefix(start));
-        let mut out = Vec::new();
-        while let (Some(key), true) = (iter.key(), out.len() < limit) {
-            let id = iri_index::id_of_key(key)?;
-            let iri = key
-                .get(1..key.len() - 8)
-                .and_then(|b| std::str::from_utf8(b).ok())
-                .ok_or_else(|| CorruptionError::msg("iri_index key is not an IRI"))?;
-            out.push((id, oxrdf::NamedNode::new_unchecked(iri)));
-            iter.next();
-        }
-        iter.status()?;
-        Ok(out)
-    }
-
-    /// The IRIs of the store whose local name (after the last `#`, `/` or `:`) starts with
-    /// `start`, ignoring case, in folded local-name order, at most `limit`: one range scan of
-    /// the IRI index. Committed state only.
-    pub fn iris_with_local_name_starting(
-        &self,
-        start: &str,
-        limit: usize,
-    ) -> Result<Vec<(TermId, oxrdf::NamedNode)>, StoreError> {
-        let mut iter = self.range_iterator(Table::IriIndex, &iri_index::local_name_prefix(start));
-        let mut ids = Vec::new();
-        while let (Some(key), true) = (iter.key(), ids.len() < limit) {
-            ids.push(iri_index::id_of_key(key)?);
-            iter.next();
-        }
-        iter.status()?;
-        let mut out = Vec::with_capacity(ids.len());
-        for id in ids {
-            if let Term::NamedNode(iri) = self.term(id)? {
-                out.push((id, iri));
-            }
-        }
-        Ok(out)
-    }
-
-    /// A total-order iterator over the keys of `table` that start with `prefix`.
-    fn range_iterator(&self, table: Table, prefix: &[u8]) -> DBRawIterator<'a> {
-        let mut iter = self.db.raw_iterator_cf_opt(
-            self.cf(table),
-            self.read_options(prefix_upper_bound(prefix)),
-        );
-        iter.seek(prefix);
-        iter
-    }
-
-    /// How many positions a term fills in one graph. Committed state only.
-    pub fn term_graph_positions(&self, term: TermId, graph: TermId) -> Result<u64, StoreError> {
-        self.get(Table::TermGraph, &term_graph_key(term, graph))?
-            .map_or(Ok(0), |v| Ok(decode_u64(&v)?))
-    }
-
-    /// Number of `rdf:type` quads with `class` as object. Committed state only.
-    pub fn class_instances(&self, class: TermId) -> Result<u64, StoreError> {
-        self.get(Table::ClassStats, &class.to_be_bytes())?
-            .map_or(Ok(0), |v| Ok(decode_u64(&v)?))
-    }
-
-    /// Classes with their instance counts, most instances first, at most `limit`.
-    pub fn top_classes(&self, limit: usize) -> Result<Vec<(TermId, u64)>, StoreError> {
-        let mut iter = self
-            .db
-            .raw_iterator_cf_opt(self.cf(Table::ClassStats), self.read_options(None));
-        iter.seek_to_first();
-        let mut out = Vec::new();
-        while let (Some(key), Some(value)) = (iter.key(), iter.value()) {
-            out.push((decode_id_key(key)?, decode_u64(value)?));
-            iter.next();
-        }
-        iter.status()?;
-        out.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-        out.truncate(limit);
-        Ok(out)
-    }
-
-    /// Store-wide totals. Committed state only; `subjects` and `predicates` are RocksDB
-    /// estimates of the counter table split by a scan, so they are exact but cost a scan of
-    /// the statistics table.
-    pub fn counts(&self) -> Result<StoreCounts, StoreError> {
-        let meta = |key: &[u8]| -> Result<u64, StoreError> {
-            self.get(Table::Meta, key)?
-                .map_or(Ok(0), |v| Ok(decode_u64(&v)?))
-        };
-        let mut counts = StoreCounts {
-            quads: meta(meta_key::QUAD_COUNT)?,
-            sequence: meta(meta_key::SEQUENCE)?,
-            ..StoreCounts::default()
-        };
-        self.scan(Table::TermStats, |_, v| {
-            let usage = TermUsage::decode(v)?;
-            counts.subjects += u64::from(usage.as_subject > 0);
-            counts.predicates += u64::from(usage.as_predicate > 0);
-            Ok(())
-        })?;
-        self.scan(Table::ClassStats, |_, _| {
-            counts.classes += 1;
-            Ok(())
-        })?;
-        self.scan(Table::Graphs, |_, _| {
-            counts.named_graphs += 1;
-            Ok(())
-        })?;
-        self.scan(Table::IdToTerm, |_, _| {
-            counts.dictionary_terms += 1;
-            Ok(())
-        })?;
-        Ok(counts)
-    }
-
-    /// Calls `f` on every entry of a table.
-    fn scan(
-        &self,
-        table: Table,
-        mut f: impl FnMut(&[u8], &[u8]) -> Result<(), StoreError>,
-    ) -> Result<(), StoreError> {
-        let mut iter = self
-            .db
-            .raw_iterator_cf_opt(self.cf(table), self.read_options(None));
-        iter.seek_to_first();
-        while let (Some(k), Some(v)) = (iter.key(), iter.value()) {
-            f(k, v)?;
-            iter.next();
-        }
-        iter.status()?;
-        Ok(())
-    }
-
-    /// Quads in all graphs in this snapshot: one read of a counter, unlike
-    /// [`Reader::counts`] (for progress reports that need the total cheaply).
-    pub fn quad_count(&self) -> Result<u64, StoreError> {
-        self.get(Table::Meta, meta_key::QUAD_COUNT)?
-            .map_or(Ok(0), |v| Ok(decode_u64(&v)?))
-    }
-
-    /// Sequence number of the last commit visible to this reader.
-    pub fn sequence(&self) -> Result<SequenceNumber, StoreError> {
-        self.get(Table::Meta, meta_key::SEQUENCE)?
-            .map_or(Ok(0), |v| Ok(decode_u64(&v)?))
-    }
-
-    /// Unix time in milliseconds of the last commit visible to this reader.
-    pub fn last_commit_ms(&self) -> Result<u64, StoreError> {
-        self.get(Table::Meta, meta_key::LAST_COMMIT_MS)?
-            .map_or(Ok(0), |v| Ok(decode_u64(&v)?))
     }
 }
 
@@ -978,17 +540,6 @@ fn decode_id_key(key: &[u8]) -> Result<TermId, StoreError> {
         .try_into()
         .map_err(|_| CorruptionError::msg("id key of the wrong length"))?;
     Ok(TermId::from_be_bytes(bytes))
-}
-
-/// The bytes of a term's strings.
-fn term_bytes(term: &Term) -> usize {
-    match term {
-        Term::NamedNode(n) => n.as_str().len(),
-        Term::BlankNode(b) => b.as_str().len(),
-        Term::Literal(l) => {
-            l.value().len() + l.language().map_or(0, str::len) + l.datatype().as_str().len()
-        }
-    }
 }
 
 /// Groups a subject-ordered stream of quads by subject.
