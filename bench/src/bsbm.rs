@@ -8,7 +8,7 @@ use crate::rng::Rng;
 use anyhow::{bail, Context};
 use lodestone_store::model::Term;
 use lodestone_store::sparql::{
-    evaluate_query, DatasetOverride, Query, QueryOptions, QueryResults, SparqlParser,
+    evaluate_query, explain_query, DatasetOverride, Query, QueryOptions, QueryResults, SparqlParser,
 };
 use lodestone_store::{Reader, Store, StoreOptions};
 use std::collections::BTreeMap;
@@ -256,6 +256,37 @@ pub(crate) fn run(data: &Path, queries: &Path, warmup: usize) -> anyhow::Result<
         mixes * 3600.0 / total.as_secs_f64(),
         total.as_secs_f64()
     );
+    Ok(())
+}
+
+/// Prints the evaluated plan (JSON, with the rows and time of every step) of the first
+/// `count` queries of `template` in a query file.
+pub(crate) fn explain(
+    data: &Path,
+    queries: &Path,
+    template: usize,
+    count: usize,
+) -> anyhow::Result<()> {
+    let store = open(data)?;
+    let chosen: Vec<String> = read_queries(queries)?
+        .into_iter()
+        .filter(|(n, _)| *n == template)
+        .map(|(_, q)| q)
+        .take(count)
+        .collect();
+    if chosen.is_empty() {
+        bail!("no query of template {template} in {}", queries.display());
+    }
+    for text in chosen {
+        let query = SparqlParser::new().parse_query(&text)?;
+        let reader = store.reader();
+        let begin = Instant::now();
+        let (rows, plan) = explain_query(&reader, &query, &QueryOptions::default())?;
+        println!(
+            "# {rows} results in {:.3} ms (with statistics)\n{plan}",
+            begin.elapsed().as_secs_f64() * 1000.0
+        );
+    }
     Ok(())
 }
 

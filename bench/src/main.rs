@@ -7,7 +7,8 @@
 //!
 //! - `trickle`: named-graph replacements per second through transactions;
 //! - `bsbm-queries` / `bsbm-run`: the BSBM explore query mix with parameters drawn from the
-//!   data (the same query file is run against pyoxigraph by `bench/bsbm.sh`);
+//!   data (the same query file is run against pyoxigraph by `bench/bsbm.sh`); `bsbm-explain`:
+//!   the plans of one template's queries with the rows of every step;
 //! - `replace-http`: named-graph replacements per second over HTTP (SPARQL Update) with a
 //!   concurrent reader's latencies, and the time to stream a large SPARQL XML result;
 //! - `search`: text index build rate, search and type-ahead latencies (`--forms`: what each part
@@ -90,6 +91,22 @@ enum Command {
         /// Mixes run first without timing.
         #[arg(long, default_value_t = 2)]
         warmup: usize,
+    },
+    /// Print the evaluated plan of queries of one template of a `bsbm-queries` file: every
+    /// step with the rows it produced and its time (JSON, one document per query).
+    BsbmExplain {
+        /// Store folder holding the BSBM data.
+        #[arg(long)]
+        data: PathBuf,
+        /// Query file.
+        #[arg(long)]
+        queries: PathBuf,
+        /// Template number (the `#### N` of the file).
+        #[arg(long)]
+        template: usize,
+        /// How many of its queries, from the first.
+        #[arg(long, default_value_t = 1)]
+        count: usize,
     },
     /// Replace named graphs over HTTP with SPARQL Update while a reader runs SELECTs, then time
     /// a large SPARQL XML result (the real server, in-process on 127.0.0.1:0).
@@ -178,6 +195,12 @@ fn main() -> anyhow::Result<()> {
             queries,
             warmup,
         } => bsbm::run(&data, &queries, warmup),
+        Command::BsbmExplain {
+            data,
+            queries,
+            template,
+            count,
+        } => bsbm::explain(&data, &queries, template, count),
         Command::ReplaceHttp(args) => replace_http::run(&args),
         Command::Search(args) => search::run(&args),
         Command::TextSparql(args) => text_sparql::run(&args),

@@ -192,6 +192,47 @@ fn evaluate_prepared<'a, 'db: 'a>(
     prepared.execute(reader).map_err(evaluation_error)
 }
 
+/// Evaluates `query` (without FROM, over the union of all graphs when `options` say so),
+/// consumes its results and returns how many there were with the plan that was run, as JSON:
+/// every step of the optimized plan with the rows it produced and the time it took. For
+/// finding where a query spends its time (`lodestone-bench bsbm-explain`); the statistics
+/// slow the evaluation down.
+pub fn explain_query(
+    reader: &Reader<'_>,
+    query: &Query,
+    options: &QueryOptions,
+) -> Result<(usize, String), StoreError> {
+    let evaluator = options.evaluator().compute_statistics();
+    let mut prepared = evaluator.prepare(query);
+    if query.dataset().is_none() && options.default_graph_as_union {
+        prepared.dataset_mut().set_default_graph_as_union();
+    }
+    let (results, explanation) = prepared.explain(reader);
+    let mut rows = 0;
+    match results.map_err(evaluation_error)? {
+        QueryResults::Solutions(solutions) => {
+            for solution in solutions {
+                solution.map_err(evaluation_error)?;
+                rows += 1;
+            }
+        }
+        QueryResults::Graph(triples) => {
+            for triple in triples {
+                triple.map_err(evaluation_error)?;
+                rows += 1;
+            }
+        }
+        QueryResults::Boolean(_) => rows = 1,
+    }
+    let mut json = Vec::new();
+    explanation
+        .write_in_json(&mut json)
+        .map_err(|e| StoreError::Evaluation(format!("writing the plan failed: {e}")))?;
+    let json = String::from_utf8(json)
+        .map_err(|e| StoreError::Evaluation(format!("the plan is not UTF-8: {e}")))?;
+    Ok((rows, json))
+}
+
 /// Maps an evaluation error: cancellation, store failures and user errors stay apart.
 pub fn evaluation_error(error: QueryEvaluationError) -> StoreError {
     match error {
