@@ -9,7 +9,8 @@
 //! views against SPARQL counts (`distinct`), SPARQL counts answered from the statistics
 //! against a full evaluation (`statistics`), joins whose filters link one resource's values
 //! with the rest answered as without the optimizer (`similar`), and such joins that read a
-//! filtered range at once (`range_join`), look-ups on files larger than a
+//! filtered range at once (`range_join`), BSBM Q3's products without a feature and sorts cut
+//! by a limit (`without_feature`), look-ups on files larger than a
 //! cache shard (`lookups`), the change log
 //! and backups. Shared helpers live in `support` (stores in temporary folders, dumps,
 //! isomorphism) and `oracle` (the model and the checks that compare a store with it).
@@ -70,3 +71,5 @@ mod support;
 mod walk;
 #[path = "store/whole_graphs.rs"]
 mod whole_graphs;
+#[path = "store/without_feature.rs"]
+mod without_feature;

@@ -6,7 +6,9 @@
 //! (dictionary literals), strings and IRIs — and quads in named graphs. The answers must be
 //! those of the query evaluated as written, with the default graph as the union and without.
 
-use crate::support::{proptest_config, query_lines as lines, transaction_load, TempStore};
+use crate::support::{
+    graph_suffix, proptest_config, query_lines as lines, transaction_load, TempStore,
+};
 use lodestone_store::load::RdfFormat;
 use lodestone_store::sparql::QueryOptions;
 use oxrdf::{Literal, NamedNode, QuadRef, TermRef};
@@ -82,10 +84,7 @@ fn n_quads(products: &[Product]) -> String {
     let mut out = String::new();
     for (i, p) in products.iter().enumerate() {
         let s = format!("<{E}product{i}>");
-        let g = p
-            .graph
-            .map(|g| format!(" <{E}graph{g}>"))
-            .unwrap_or_default();
+        let g = graph_suffix(p.graph);
         // Distinct labels in no relation to the product numbers (no ties before LIMIT).
         writeln!(out, "{s} <{E}label> \"label {:03}\"{g} .", (i * 37) % 1000).unwrap();
         for f in std::iter::once(&0).chain(&p.features) {

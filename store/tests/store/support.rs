@@ -255,6 +255,14 @@ pub fn music(lines: usize) -> String {
     all[..end].to_owned()
 }
 
+/// The end of an N-Quads line in named graph `http://e/graph{n}`, or of a default graph
+/// line for `None` (the generated products of the SPARQL property tests).
+pub fn graph_suffix(graph: Option<u8>) -> String {
+    graph
+        .map(|g| format!(" <http://e/graph{g}>"))
+        .unwrap_or_default()
+}
+
 /// Property test settings: 64 cases unless `PROPTEST_CASES` says otherwise, no regression
 /// files written into the source tree (a failure prints its shrunk input).
 pub fn proptest_config() -> proptest::test_runner::Config {

@@ -43,6 +43,11 @@ use std::{fmt, io};
 // Lodestone patch: for-loop joins under a range filter read the range at once.
 #[cfg(feature = "sep-0006")]
 mod range_join;
+// Lodestone patch: ORDER BY keys evaluated once, LIMIT over a sort kept small.
+mod order;
+// Lodestone patch: for-loop joins that test a constant property read its subjects at once.
+#[cfg(feature = "sep-0006")]
+mod probe_join;
 
 type InternalTupleEvaluator<'a, T> =
     Rc<dyn Fn(InternalTuple<T>) -> InternalTuplesIterator<'a, T> + 'a>;
@@ -468,6 +473,8 @@ pub struct SimpleEvaluator<'a, D: QueryableDataset<'a>> {
     explain: bool,
     /// Lodestone patch: see `ExpressionEvaluatorContext::build_solution_key`.
     solution_keys: Rc<SolutionKeys>,
+    /// Lodestone patch: set by a `Slice` for the `OrderBy` right under it, which takes it.
+    sort_limit: Cell<Option<usize>>,
 }
 
 /// Lodestone patch: what the solution keys of one evaluation are made of.
@@ -504,6 +511,7 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                 seed: rand::random(),
                 minted: Default::default(),
             }),
+            sort_limit: Cell::new(None),
         })
     }
 
@@ -1435,9 +1443,14 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                         }));
                     }
                 }
+                let probe = probe_join::ProbeJoin::recognize(right);
                 let (right, right_stats) = self.graph_pattern_evaluator(right, encoded_variables);
                 stat_children.push(right_stats);
                 let right = right?;
+                // Lodestone patch: a test of a constant property reads its subjects at once.
+                if let Some(probe) = probe {
+                    return self.probe_join_evaluator(left, right, probe, encoded_variables);
+                }
                 Rc::new(move |from| {
                     let right = Rc::clone(&right);
                     Box::new(left(from).flat_map(move |t| match t {
@@ -1652,6 +1665,8 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                 })
             }
             GraphPattern::OrderBy { inner, expression } => {
+                // Lodestone patch: the rows a LIMIT right over this sort takes (see `Slice`).
+                let keep = self.sort_limit.take();
                 let (child, child_stats) = self.graph_pattern_evaluator(inner, encoded_variables);
                 stat_children.push(child_stats);
                 let child = child?;
@@ -1677,49 +1692,11 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                     })
                     .collect::<Result<Vec<_>, QueryEvaluationError>>()?;
                 let token = self.dataset.cancellation_token.clone();
+                // Lodestone patch: keys evaluated once per row, and only the rows a LIMIT
+                // over the sort takes are kept (see `order`).
                 Rc::new(move |from| {
-                    let mut errors = Vec::default();
-                    let mut values = charged(child(from), &token)
-                        .filter_map(|result| match result {
-                            Ok(result) => Some(result),
-                            Err(error) => {
-                                errors.push(Err(error));
-                                None
-                            }
-                        })
-                        .collect::<Vec<_>>();
-                    values.sort_unstable_by(|a, b| {
-                        // Lodestone patch: once cancelled, finish the sort at once.
-                        if token.is_cancelled() {
-                            return Ordering::Equal;
-                        }
-                        for comp in &by {
-                            match comp {
-                                ComparatorFunction::Asc(expression) => {
-                                    match cmp_terms(expression(a).as_ref(), expression(b).as_ref())
-                                    {
-                                        Ordering::Greater => return Ordering::Greater,
-                                        Ordering::Less => return Ordering::Less,
-                                        Ordering::Equal => (),
-                                    }
-                                }
-                                ComparatorFunction::Desc(expression) => {
-                                    match cmp_terms(expression(a).as_ref(), expression(b).as_ref())
-                                    {
-                                        Ordering::Greater => return Ordering::Less,
-                                        Ordering::Less => return Ordering::Greater,
-                                        Ordering::Equal => (),
-                                    }
-                                }
-                            }
-                        }
-                        Ordering::Equal
-                    });
-                    // Lodestone patch: a sort cut short by cancellation is not an answer.
-                    if token.is_cancelled() {
-                        errors.push(Err(QueryEvaluationError::Cancelled));
-                    }
-                    Box::new(errors.into_iter().chain(values.into_iter().map(Ok)))
+                    let (errors, values) = order::sort_rows(child(from), &by, keep, &token);
+                    Box::new(errors.into_iter().map(Err).chain(values.into_iter().map(Ok)))
                 })
             }
             GraphPattern::Distinct { inner } => {
@@ -1745,6 +1722,18 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                 start,
                 length,
             } => {
+                // Lodestone patch: a sort right under the slice (or under its projection)
+                // keeps only the rows the slice takes; the sort takes the limit first thing,
+                // so that it never reaches another sort.
+                if let Some(length) = length {
+                    let sort = match inner.as_ref() {
+                        GraphPattern::Project { inner, .. } => inner.as_ref(),
+                        other => other,
+                    };
+                    if matches!(sort, GraphPattern::OrderBy { .. }) {
+                        self.sort_limit.set(Some(start.saturating_add(*length)));
+                    }
+                }
                 let (child, child_stats) = self.graph_pattern_evaluator(inner, encoded_variables);
                 stat_children.push(child_stats);
                 let mut child = child?;
@@ -2273,6 +2262,8 @@ impl<'a, D: QueryableDataset<'a>> Clone for SimpleEvaluator<'a, D> {
             run_stats: self.run_stats,
             explain: self.explain,
             solution_keys: Rc::clone(&self.solution_keys),
+            // Lodestone patch: a clone builds other patterns (EXISTS, SERVICE), no slice's sort.
+            sort_limit: Cell::new(None),
         }
     }
 }

@@ -518,63 +518,14 @@ impl Optimizer {
                     Self::reorder_joins(*right, &left_types),
                 )
             }
+            // Lodestone patch: the left join's body is a function of its own, which a FILTER
+            // over the left join calls with its conjuncts (see `reorder_left_join`).
             GraphPattern::LeftJoin {
                 left,
                 right,
                 expression,
                 ..
-            } => {
-                let left = Self::reorder_joins(*left, input_types);
-                let left_types = infer_graph_pattern_types(&left, input_types.clone());
-                #[cfg(feature = "sep-0006")]
-                {
-                    let initial_right_types =
-                        infer_graph_pattern_types(&right, input_types.clone());
-                    if has_common_variables(&left_types, &initial_right_types, input_types) {
-                        let lateral_cost = estimate_graph_pattern_size(&left, input_types)
-                            .saturating_mul(estimate_graph_pattern_size(&right, &left_types));
-                        let keys =
-                            join_key_variables(&left_types, &initial_right_types, input_types);
-                        let join_cost = estimate_graph_pattern_size(&left, input_types)
-                            .saturating_mul(estimate_graph_pattern_size(&right, input_types))
-                            .saturating_div(
-                                1_000_usize.saturating_pow(keys.len().try_into().unwrap()),
-                            );
-
-                        if lateral_cost <= join_cost.saturating_mul(100) {
-                            let right_for_lateral =
-                                Self::reorder_joins((*right).clone(), &left_types);
-                            if is_fit_for_for_loop_join(
-                                &right_for_lateral,
-                                input_types,
-                                &left_types,
-                            ) {
-                                return GraphPattern::lateral(
-                                    left,
-                                    GraphPattern::left_join(
-                                        GraphPattern::empty_singleton(),
-                                        right_for_lateral,
-                                        expression,
-                                        LeftJoinAlgorithm::HashBuildRightProbeLeft {
-                                            keys: Vec::new(),
-                                        },
-                                    ),
-                                );
-                            }
-                        }
-                    }
-                }
-                let right = Self::reorder_joins(*right, input_types);
-                let right_types = infer_graph_pattern_types(&right, input_types.clone());
-                GraphPattern::left_join(
-                    left,
-                    right,
-                    expression,
-                    LeftJoinAlgorithm::HashBuildRightProbeLeft {
-                        keys: join_key_variables(&left_types, &right_types, input_types),
-                    },
-                )
-            }
+            } => Self::reorder_left_join(*left, *right, expression, input_types, &[]),
             GraphPattern::Minus { left, right, .. } => {
                 let left = Self::reorder_joins(*left, input_types);
                 let left_types = infer_graph_pattern_types(&left, input_types.clone());
@@ -599,12 +550,19 @@ impl Optimizer {
             ),
             GraphPattern::Filter { inner, expression } => {
                 // Lodestone patch: a join under a filter is ordered knowing the filter's conjuncts.
-                let inner = if let GraphPattern::Join { left, right, .. } = *inner {
-                    let mut conjuncts = Vec::new();
-                    collect_conjuncts(&expression, &mut conjuncts);
-                    Self::reorder_join_group(*left, *right, input_types, &conjuncts)
-                } else {
-                    Self::reorder_joins(*inner, input_types)
+                let mut conjuncts = Vec::new();
+                collect_conjuncts(&expression, &mut conjuncts);
+                let inner = match *inner {
+                    GraphPattern::Join { left, right, .. } => {
+                        Self::reorder_join_group(*left, *right, input_types, &conjuncts)
+                    }
+                    GraphPattern::LeftJoin {
+                        left,
+                        right,
+                        expression,
+                        ..
+                    } => Self::reorder_left_join(*left, *right, expression, input_types, &conjuncts),
+                    inner => Self::reorder_joins(inner, input_types),
                 };
                 GraphPattern::filter(inner, expression)
             }
@@ -644,6 +602,84 @@ impl Optimizer {
                 aggregates,
             ),
         }
+    }
+
+    /// Lodestone patch: the reordering of a left join (upstream's `reorder_joins` arm), given
+    /// the conjuncts of a FILTER over it (none for a bare left join): its left side, when a
+    /// join, is ordered knowing them (`reorder_join_group`), so that BSBM Q3's numeric
+    /// properties, which the filter bounds, are read before the label.
+    fn reorder_left_join(
+        left: GraphPattern,
+        right: GraphPattern,
+        expression: Expression,
+        input_types: &VariableTypes,
+        filters: &[Expression],
+    ) -> GraphPattern {
+        // Lodestone patch: the left side is ordered knowing the filter's conjuncts.
+        let left = match left {
+            GraphPattern::Join { left, right, .. } => {
+                Self::reorder_join_group(*left, *right, input_types, filters)
+            }
+            left => Self::reorder_joins(left, input_types),
+        };
+        let left_types = infer_graph_pattern_types(&left, input_types.clone());
+        #[cfg(feature = "sep-0006")]
+        {
+            let initial_right_types =
+                infer_graph_pattern_types(&right, input_types.clone());
+            if has_common_variables(&left_types, &initial_right_types, input_types) {
+                let lateral_cost = estimate_graph_pattern_size(&left, input_types)
+                    .saturating_mul(estimate_graph_pattern_size(&right, &left_types));
+                let keys =
+                    join_key_variables(&left_types, &initial_right_types, input_types);
+                let join_cost = estimate_graph_pattern_size(&left, input_types)
+                    .saturating_mul(estimate_graph_pattern_size(&right, input_types))
+                    .saturating_div(
+                        1_000_usize.saturating_pow(keys.len().try_into().unwrap()),
+                    );
+
+                if lateral_cost <= join_cost.saturating_mul(100) {
+                    let mut right_for_lateral =
+                        Self::reorder_joins(right.clone(), &left_types);
+                    // Lodestone patch: with the left side's variables bound, the parts of the
+                    // right side may share no other variable and be joined as a cartesian
+                    // product, unfit for a for-loop; nested for-loops are the same join.
+                    if !is_fit_for_for_loop_join(&right_for_lateral, input_types, &left_types) {
+                        let nested = joins_as_for_loops(right_for_lateral.clone());
+                        if is_fit_for_for_loop_join(&nested, input_types, &left_types) {
+                            right_for_lateral = nested;
+                        }
+                    }
+                    if is_fit_for_for_loop_join(
+                        &right_for_lateral,
+                        input_types,
+                        &left_types,
+                    ) {
+                        return GraphPattern::lateral(
+                            left,
+                            GraphPattern::left_join(
+                                GraphPattern::empty_singleton(),
+                                right_for_lateral,
+                                expression,
+                                LeftJoinAlgorithm::HashBuildRightProbeLeft {
+                                    keys: Vec::new(),
+                                },
+                            ),
+                        );
+                    }
+                }
+            }
+        }
+        let right = Self::reorder_joins(right, input_types);
+        let right_types = infer_graph_pattern_types(&right, input_types.clone());
+        GraphPattern::left_join(
+            left,
+            right,
+            expression,
+            LeftJoinAlgorithm::HashBuildRightProbeLeft {
+                keys: join_key_variables(&left_types, &right_types, input_types),
+            },
+        )
     }
 
     /// Lodestone patch: the greedy join reordering of `reorder_joins`, given the conjuncts of
@@ -841,6 +877,19 @@ impl Optimizer {
         };
         is_fit_for_for_loop_join(&rest, input_types, &first_types)
             .then(|| GraphPattern::lateral(first, rest))
+    }
+}
+
+/// Lodestone patch: `pattern` with its joins (at the top, and in the parts of those joins) made
+/// for-loop joins: the same solutions, the right part evaluated for each row of the left.
+#[cfg(feature = "sep-0006")]
+fn joins_as_for_loops(pattern: GraphPattern) -> GraphPattern {
+    match pattern {
+        GraphPattern::Join { left, right, .. } => GraphPattern::lateral(
+            joins_as_for_loops(*left),
+            joins_as_for_loops(*right),
+        ),
+        pattern => pattern,
     }
 }
 
