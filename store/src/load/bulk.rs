@@ -14,7 +14,9 @@
 use super::chunk::ChunkWriter;
 use super::encoder::{EncodedChunk, Encoder};
 use super::ingest::IngestBatch;
-use super::{read_quads, Input, ParseOptions, RdfFormat, ReadError, REPORTED_ERRORS};
+use super::{
+    line_document, read_quads, Input, ParseOptions, RdfFormat, ReadError, REPORTED_ERRORS,
+};
 use crate::database::{Database, WriterState};
 use crate::encoding::EncodedQuad;
 use crate::error::StoreError;
@@ -183,6 +185,23 @@ impl<'a> BulkLoader<'a> {
                     .name("load-parser".to_owned())
                     .spawn_scoped(scope, move || -> Result<_, StoreError> {
                         let mut batch = Vec::with_capacity(PARSE_BATCH);
+                        // A line-based document is parsed on every core, in blocks.
+                        if let Some(document) = line_document(&name, format, &parse_options) {
+                            let workers =
+                                std::thread::available_parallelism().map_or(1, |n| n.get());
+                            document.parse_in_parallel(reader, workers, |statements| {
+                                let fatal = statements
+                                    .iter()
+                                    .any(|s| matches!(s, Err(ReadError::Fatal(_))));
+                                batch.extend(statements);
+                                if batch.len() < PARSE_BATCH && !fatal {
+                                    return true;
+                                }
+                                sender.send(std::mem::take(&mut batch)).is_ok() && !fatal
+                            });
+                            let _ = sender.send(batch);
+                            return Ok(Vec::new());
+                        }
                         let mut quads = read_quads(reader, &name, format, &parse_options)?;
                         for quad in quads.by_ref() {
                             let fatal = matches!(quad, Err(ReadError::Fatal(_)));

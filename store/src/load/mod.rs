@@ -31,7 +31,7 @@ pub use oxrdfio::RdfFormat;
 use crate::encoding::{EncodedQuad, TermId};
 use crate::error::StoreError;
 use crate::quads::writer::Transaction;
-use lines::{LineQuads, LineSyntax};
+use lines::{LineDocument, LineQuads, LineSyntax};
 use oxrdf::{BlankNodeRef, GraphName, GraphNameRef, NamedOrBlankNodeRef, QuadRef, TermRef};
 use oxrdfio::{RdfParseError, RdfParser};
 use rustc_hash::FxHashMap;
@@ -175,6 +175,24 @@ pub(crate) enum ReadError {
     Fatal(StoreError),
 }
 
+/// How a document in a line-based syntax (N-Triples, N-Quads) is read; `None` for the others.
+fn line_document(
+    source_name: &str,
+    format: RdfFormat,
+    options: &ParseOptions,
+) -> Option<LineDocument> {
+    let syntax = match format {
+        RdfFormat::NTriples => LineSyntax::NTriples,
+        RdfFormat::NQuads => LineSyntax::NQuads,
+        _ => return None,
+    };
+    Some(LineDocument {
+        syntax,
+        graph: options.graph.clone().unwrap_or_default(),
+        source_name: source_name.to_owned(),
+    })
+}
+
 /// The quads of a document, in order, with its bad statements in their place; once read, the
 /// prefixes it declared.
 pub(crate) fn read_quads<'a, R: Read + 'a>(
@@ -183,15 +201,10 @@ pub(crate) fn read_quads<'a, R: Read + 'a>(
     format: RdfFormat,
     options: &ParseOptions,
 ) -> Result<Box<dyn QuadSource + 'a>, StoreError> {
-    let graph = options.graph.clone().unwrap_or_default();
-    let syntax = match format {
-        RdfFormat::NTriples => Some(LineSyntax::NTriples),
-        RdfFormat::NQuads => Some(LineSyntax::NQuads),
-        _ => None,
-    };
-    if let Some(syntax) = syntax {
-        return Ok(Box::new(LineQuads::new(reader, syntax, graph, source_name)));
+    if let Some(document) = line_document(source_name, format, options) {
+        return Ok(Box::new(LineQuads::new(reader, document)));
     }
+    let graph = options.graph.clone().unwrap_or_default();
     let terse = match format {
         RdfFormat::Turtle => Some(TerseSyntax::Turtle),
         RdfFormat::TriG => Some(TerseSyntax::TriG),
