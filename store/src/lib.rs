@@ -29,7 +29,7 @@ pub use crate::database::WriteFailure;
 pub use crate::encoding::{EncodedQuad, TermId, TermKind};
 pub use crate::error::{CorruptionError, StoreError};
 pub use crate::kv::{CacheStats, IndexUsage, StoreOptions};
-pub use crate::quads::distinct::Distinct;
+pub use crate::quads::distinct::{ClassPredicateCounts, ClassPredicates, Distinct};
 pub use crate::quads::reader::{QuadIter, Reader};
 pub use crate::quads::walk::{Lead, Step, Walked};
 pub use crate::quads::writer::Transaction;

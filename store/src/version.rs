@@ -2,7 +2,7 @@
 
 /// Version of the on-disk layout. Bump it whenever a table, key or value encoding changes; a
 /// store written with another version is refused at open rather than misread.
-pub const FORMAT_VERSION: u64 = 7;
+pub const FORMAT_VERSION: u64 = 8;
 
 /// Format 1 lacks the `hash_iris` table, which a read-write open fills from the dictionary.
 pub(crate) const FORMAT_WITHOUT_HASH_IRIS: u64 = 1;
@@ -37,3 +37,10 @@ pub(crate) const FORMAT_WITHOUT_DISTINCT_STATS: u64 = 5;
 /// deletes those entries; older formats get the same at their upgrade. A build of format 6
 /// refuses a format 7 store, whose default graph it would not find.
 pub(crate) const FORMAT_WITH_DEFAULT_GRAPH_FIRST: u64 = 6;
+
+/// Format 7 lacks the per (class, predicate) distinct counts (see
+/// `quads::distinct::class_predicates`): a read-write open recomputes the `distinct_stats`
+/// table with them; a read-only open reads the store as it is, and its readers say they do not
+/// have those counts. A build of format 7 refuses a format 8 store, whose class-predicate
+/// counts its commits would let go stale.
+pub(crate) const FORMAT_WITHOUT_CLASS_PREDICATES: u64 = 7;

@@ -41,6 +41,9 @@ pub(crate) struct Database {
     decoded: DecodedTerms,
     blank_numbering: BlankNumbering,
     write_health: WriteHealth,
+    /// Whether the distinct counts per class and predicate are kept (all but a store of an
+    /// older format opened read-only).
+    class_predicates: bool,
 }
 
 impl Database {
@@ -57,6 +60,12 @@ impl Database {
     /// How this store's minted blank node numbers map to ids.
     pub(crate) fn blank_numbering(&self) -> BlankNumbering {
         self.blank_numbering
+    }
+
+    /// Whether the store keeps the distinct counts per class and predicate (see
+    /// `quads::distinct::class_predicates`).
+    pub(crate) fn keeps_class_predicates(&self) -> bool {
+        self.class_predicates
     }
 
     /// Terms decoded by any reader, shared by all of them.

@@ -7,9 +7,9 @@ use crate::error::{CorruptionError, StoreError};
 use crate::kv::{meta_key, open_db, permutation_table, StoreOptions, Table};
 use crate::stats::{decode_u64, encode_u64};
 use crate::version::{
-    FORMAT_VERSION, FORMAT_WITHOUT_COMPACT_GRAPHS, FORMAT_WITHOUT_DISTINCT_STATS,
-    FORMAT_WITHOUT_ENTITY_RANK, FORMAT_WITHOUT_HASH_IRIS, FORMAT_WITHOUT_IRI_INDEX,
-    FORMAT_WITH_DEFAULT_GRAPH_FIRST,
+    FORMAT_VERSION, FORMAT_WITHOUT_CLASS_PREDICATES, FORMAT_WITHOUT_COMPACT_GRAPHS,
+    FORMAT_WITHOUT_DISTINCT_STATS, FORMAT_WITHOUT_ENTITY_RANK, FORMAT_WITHOUT_HASH_IRIS,
+    FORMAT_WITHOUT_IRI_INDEX, FORMAT_WITH_DEFAULT_GRAPH_FIRST,
 };
 use rocksdb::DB;
 use std::path::Path;
@@ -108,17 +108,25 @@ impl Database {
                 .transpose()
         };
         let version = read_counter(meta_key::VERSION)?;
-        if !options.read_only && version.is_some_and(|v| v <= FORMAT_WITHOUT_DISTINCT_STATS) {
-            // These formats lack the distinct counts: they are computed below, once the store
-            // is open, and the mark makes an open interrupted before that try again.
+        if !options.read_only && version.is_some_and(|v| v < FORMAT_VERSION) {
+            // These formats lack the distinct counts or some of them (format 7 the ones per
+            // class and predicate): they are computed below, once the store is open, and the
+            // mark makes an open interrupted before that try again.
             db.put_cf(meta, meta_key::DISTINCT_STATS_STALE, [])?;
         }
-        if !options.read_only && version.is_some_and(|v| v < FORMAT_VERSION) {
+        if !options.read_only && version.is_some_and(|v| v < FORMAT_WITHOUT_CLASS_PREDICATES) {
             // Before the version is written: an open interrupted here deletes again.
             drop_default_graph_from_graph_first_orders(&db)?;
         }
         match version {
             Some(FORMAT_VERSION) => {}
+            // Format 7 reads as it is, without the class-predicate counts (its readers say so);
+            // a read-write open marked the distinct counts for a recompute above.
+            Some(FORMAT_WITHOUT_CLASS_PREDICATES) => {
+                if !options.read_only {
+                    db.put_cf(meta, meta_key::VERSION, encode_u64(FORMAT_VERSION))?;
+                }
+            }
             // Format 6 reads as it is (no reader looks for the default graph in the
             // graph-first orders); a read-write open deleted its entries there above.
             Some(FORMAT_WITH_DEFAULT_GRAPH_FIRST) => {
@@ -183,7 +191,10 @@ impl Database {
             quad_count: read_counter(meta_key::QUAD_COUNT)?.unwrap_or(0),
             term_cache: TermCache::default(),
         };
+        // Only a read-only open leaves an older store's version as it was.
+        let class_predicates = !options.read_only || version.is_none_or(|v| v == FORMAT_VERSION);
         let database = Self {
+            class_predicates,
             committed_sequence: AtomicU64::new(state.sequence),
             decoded: DecodedTerms::new(options.decoded_terms_bytes),
             writer: Mutex::new(state),

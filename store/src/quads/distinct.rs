@@ -12,6 +12,9 @@
 //! - [`Distinct::Subjects`]: the store's distinct subjects, one count under the default
 //!   graph's id.
 //!
+//! Beside them, per class and predicate, the instances of the class that are subjects or
+//! objects of the predicate ([`ClassPredicates`], see [`class_predicates`]).
+//!
 //! A commit finds, for every such (key, entity) pair its changed quads touch, whether the
 //! pair had a quad before and has one after — from the transaction's own quads where they
 //! decide it, else by one seek in the committed store and one in the store with the
@@ -20,6 +23,10 @@
 //! store, a large load and the upgrade of an older store compute the table from the indexes
 //! ([`rebuild`]).
 
+mod class_predicates;
+
+pub use class_predicates::{ClassPredicateCounts, ClassPredicates};
+
 use crate::database::{Database, IdMark, WriterState};
 use crate::encoding::{encode_term_bytes, EncodedQuad, Permutation, TermId, TermKind};
 use crate::error::{CorruptionError, StoreError};
@@ -27,6 +34,7 @@ use crate::kv::{meta_key, multi_get, Table};
 use crate::quads::overlay::Overlay;
 use crate::quads::reader::Reader;
 use crate::stats::{decode_u64, encode_u64};
+use class_predicates::{ClassChanges, ClassRebuild};
 use oxrdf::vocab::rdf;
 use rocksdb::{ReadOptions, WriteBatch};
 use rustc_hash::FxHashMap;
@@ -219,7 +227,7 @@ fn write_additions(
 fn write_deltas<'db, 'q>(
     database: &'db Database,
     added: impl IntoIterator<Item = &'q EncodedQuad> + Copy,
-    removed: impl IntoIterator<Item = &'q EncodedQuad>,
+    removed: impl IntoIterator<Item = &'q EncodedQuad> + Copy,
     after: Option<Reader<'db>>,
     rdf_type: Option<TermId>,
     is_new: impl Fn(TermId) -> bool,
@@ -263,6 +271,9 @@ fn write_deltas<'db, 'q>(
     // Whether a term was and is a subject.
     let mut subject: FxHashMap<TermId, (bool, bool)> = FxHashMap::default();
     let mut object_pairs: FxHashMap<(TermId, TermId), (bool, bool)> = FxHashMap::default();
+    // Per pattern met: whether it had a match and has one (the class-predicate counts
+    // combine them).
+    let mut known: FxHashMap<Pattern, (bool, bool)> = FxHashMap::default();
     for ((kind, term, pattern), (added, removed)) in &touched {
         if *kind == Distinct::PredicateObjects {
             if let [None, Some(p), Some(o), None] = *pattern {
@@ -271,6 +282,7 @@ fn write_deltas<'db, 'q>(
             continue;
         }
         let (had, has) = probe.had_has(pattern, *added, *removed)?;
+        known.insert(*pattern, (had, has));
         if let (Distinct::Subjects, Some(s)) = (kind, pattern[0]) {
             subject.insert(s, (had, has));
         }
@@ -289,6 +301,7 @@ fn write_deltas<'db, 'q>(
     for ((p, o), (added, removed)) in object_pairs {
         let (had_pair, has_pair) =
             probe.had_has(&[None, Some(p), Some(o), None], added, removed)?;
+        known.insert([None, Some(p), Some(o), None], (had_pair, has_pair));
         let (was_subject, is_subject) = match subject.get(&o) {
             Some(known) => *known,
             None => {
@@ -302,24 +315,37 @@ fn write_deltas<'db, 'q>(
             *deltas.entry((Distinct::PredicateObjects, p)).or_default() += if has { 1 } else { -1 };
         }
     }
-    deltas.retain(|_, d| *d != 0);
-    let mut keys: Vec<((Distinct, TermId), i64)> = deltas.into_iter().collect();
+    let mut keys: Vec<(Vec<u8>, i64)> = deltas
+        .into_iter()
+        .filter(|(_, d)| *d != 0)
+        .map(|((kind, term), d)| (kind.key(term).to_vec(), d))
+        .collect();
+    // A load whose quads hold no `rdf:type` does not know its id, but its quads may still
+    // link instances of the store's classes.
+    let rdf_type = match rdf_type {
+        Some(id) => Some(id),
+        None => rdf_type_id(database)?,
+    };
+    if let Some(rdf_type) = rdf_type {
+        let changed = added.into_iter().chain(removed);
+        keys.extend(ClassChanges::new(&probe, rdf_type, known, added).deltas(changed)?);
+    }
     keys.sort_unstable();
     let cf = database.cf(Table::DistinctStats);
     let current = multi_get(
         database.db(),
         cf,
-        keys.iter().map(|((kind, term), _)| kind.key(*term)),
+        keys.iter().map(|(key, _)| key),
         true,
         &ReadOptions::default(),
     );
-    for (((kind, term), delta), value) in keys.iter().zip(current) {
+    for ((key, delta), value) in keys.iter().zip(current) {
         let old = value?.map_or(Ok(0), |v| decode_u64(&v))?;
         let new = old.saturating_add_signed(*delta);
         if new == 0 {
-            batch.delete_cf(cf, kind.key(*term));
+            batch.delete_cf(cf, key);
         } else {
-            batch.put_cf(cf, kind.key(*term), encode_u64(new));
+            batch.put_cf(cf, key, encode_u64(new));
         }
     }
     Ok(())
@@ -420,7 +446,9 @@ pub(crate) fn rebuild(database: &Database) -> Result<(), StoreError> {
     // new distinct pair.
     let mut last: Option<EncodedQuad> = None;
     let mut subjects: Vec<TermId> = Vec::new();
+    let mut classes = ClassRebuild::default();
     scan(Permutation::Spog, &mut |q| {
+        classes.subject_quad(&q, rdf_type);
         if last.is_none_or(|l| l.subject != q.subject) {
             subjects.push(q.subject);
             *counts
@@ -441,6 +469,7 @@ pub(crate) fn rebuild(database: &Database) -> Result<(), StoreError> {
         }
         last = Some(q);
     })?;
+    classes.end_of_subjects();
     let mut last: Option<EncodedQuad> = None;
     scan(Permutation::Posg, &mut |q| {
         let same = last.is_some_and(|l| l.predicate == q.predicate && l.object == q.object);
@@ -448,6 +477,7 @@ pub(crate) fn rebuild(database: &Database) -> Result<(), StoreError> {
             *counts
                 .entry((Distinct::PredicateObjects, q.predicate))
                 .or_default() += 1;
+            classes.object_pair(q.predicate, q.object);
         }
         last = Some(q);
     })?;
@@ -468,6 +498,9 @@ pub(crate) fn rebuild(database: &Database) -> Result<(), StoreError> {
     batch.delete_range_cf(cf, [0_u8].as_slice(), [u8::MAX; 10].as_slice());
     for ((kind, term), count) in entries {
         batch.put_cf(cf, kind.key(term), encode_u64(count));
+    }
+    for (key, count) in classes.entries() {
+        batch.put_cf(cf, key, encode_u64(count));
     }
     batch.delete_cf(database.cf(Table::Meta), meta_key::DISTINCT_STATS_STALE);
     database.write(batch, &database.write_options())?;

@@ -4,12 +4,12 @@
 
 use crate::loading::step;
 use crate::oracle::Model;
-use crate::support::{proptest_config, with_raw_meta, write_input, TempStore};
+use crate::support::{proptest_config, read_only_options, with_raw_meta, write_input, TempStore};
 use lodestone_store::load::{BulkLoader, RdfFormat};
 use lodestone_store::sparql::{
     evaluate_query, DatasetOverride, QueryOptions, QueryResults, SparqlParser,
 };
-use lodestone_store::{Distinct, Reader, Store};
+use lodestone_store::{ClassPredicates, Distinct, Reader, Store};
 use oxrdf::{NamedNodeRef, Term, Variable};
 use proptest::prelude::*;
 use std::collections::BTreeMap;
@@ -23,7 +23,11 @@ fn sparql_counts(reader: &Reader<'_>, query: &str) -> BTreeMap<String, u64> {
     else {
         panic!("not solutions");
     };
-    let (k, n) = (Variable::new_unchecked("k"), Variable::new_unchecked("n"));
+    let (k, k2, n) = (
+        Variable::new_unchecked("k"),
+        Variable::new_unchecked("k2"),
+        Variable::new_unchecked("n"),
+    );
     let mut out = BTreeMap::new();
     for solution in solutions {
         let solution = solution.expect("solution");
@@ -31,9 +35,12 @@ fn sparql_counts(reader: &Reader<'_>, query: &str) -> BTreeMap<String, u64> {
             panic!("no count");
         };
         let count: u64 = count.value().parse().expect("integer");
-        let key = solution
+        let mut key = solution
             .get(&k)
             .map_or_else(String::new, ToString::to_string);
+        if let Some(second) = solution.get(&k2) {
+            key = format!("{key} {second}");
+        }
         if count > 0 {
             out.insert(key, count);
         }
@@ -58,9 +65,42 @@ fn statistic(reader: &Reader<'_>, kind: Distinct) -> BTreeMap<String, u64> {
         .collect()
 }
 
+/// The counts per class and predicate of one kind, keyed `class predicate` like
+/// [`sparql_counts`] with `?k ?k2`.
+fn class_statistic(reader: &Reader<'_>, kind: ClassPredicates) -> BTreeMap<String, u64> {
+    reader
+        .class_predicate_counts(kind, None)
+        .expect("class-predicate counts")
+        .expect("kept by the store")
+        .into_iter()
+        .map(|(class, p, count)| {
+            let class = reader.term(class).expect("class");
+            let p = reader.term(p).expect("predicate");
+            (format!("{class} {p}"), count)
+        })
+        .collect()
+}
+
 /// Every statistic equals its SPARQL count.
 pub fn check_distinct(store: &Store, context: &str) {
     let reader = store.reader();
+    let class_cases = [
+        (
+            ClassPredicates::Subjects,
+            "SELECT ?k ?k2 (COUNT(DISTINCT ?s) AS ?n) WHERE { ?s a ?k . ?s ?k2 ?o } GROUP BY ?k ?k2",
+        ),
+        (
+            ClassPredicates::Objects,
+            "SELECT ?k ?k2 (COUNT(DISTINCT ?o) AS ?n) WHERE { ?o a ?k . ?s ?k2 ?o } GROUP BY ?k ?k2",
+        ),
+    ];
+    for (kind, query) in class_cases {
+        assert_eq!(
+            class_statistic(&reader, kind),
+            sparql_counts(&reader, query),
+            "{kind:?} after {context}"
+        );
+    }
     let cases = [
         (
             Distinct::ClassSubjects,
@@ -133,6 +173,48 @@ fn a_read_write_open_computes_the_distinct_counts_of_a_format_5_store() {
     let store = TempStore::from_parts(dir);
     assert_eq!(store.reader().distinct_subjects().expect("count"), 2);
     check_distinct(&store, "the upgrade");
+}
+
+/// A store of format 7 has no counts per class and predicate: a read-only open reads it as it
+/// is and says it has none, a read-write open computes them.
+#[test]
+fn a_read_write_open_computes_the_class_predicate_counts_of_a_format_7_store() {
+    let store = store_before_load();
+    let dir = store.close();
+    with_raw_meta(&dir.path().join("store"), |db, meta| {
+        db.put_cf(meta, b"version", 7_u64.to_le_bytes())
+            .expect("version");
+        let stats = db.cf_handle("distinct_stats").expect("table");
+        for kind in [b'C', b'I'] {
+            db.delete_range_cf(stats, [kind].as_slice(), [kind + 1].as_slice())
+                .expect("drop the class-predicate counts");
+        }
+    });
+    let path = dir.path().join("store");
+    let read_only = Store::open(&path, read_only_options()).expect("read-only open of format 7");
+    let reader = read_only.reader();
+    for kind in [ClassPredicates::Subjects, ClassPredicates::Objects] {
+        assert_eq!(
+            reader.class_predicate_counts(kind, None).expect("read"),
+            None
+        );
+    }
+    drop(reader);
+    drop(read_only);
+    let store = TempStore::from_parts(dir);
+    check_distinct(&store, "the upgrade of format 7");
+    let reader = store.reader();
+    let class = reader
+        .term_id(NamedNodeRef::new_unchecked("http://e/C").into())
+        .expect("look-up")
+        .expect("class");
+    let counts = reader
+        .class_predicate_counts(ClassPredicates::Subjects, Some(class))
+        .expect("read")
+        .expect("kept");
+    // `<a>`, the one instance of `<C>`, has one predicate: `rdf:type`.
+    assert_eq!(counts.len(), 1);
+    assert_eq!(counts.first().map(|(c, _, n)| (*c, *n)), Some((class, 1)));
 }
 
 /// What the loads into a non-empty store below start from: typed subjects in the default and

@@ -40,6 +40,8 @@ pub struct Reader<'a> {
     cache: RefCell<ReaderCache>,
     /// Terms decoded by any reader of the store.
     decoded: &'a DecodedTerms,
+    /// Whether the store keeps the distinct counts per class and predicate.
+    class_predicates: bool,
 }
 
 /// Idle iterators per index order: prefix-mode ones (for scans with a bound first id) and
@@ -74,6 +76,7 @@ impl<'a> Reader<'a> {
             overlay,
             cache: RefCell::default(),
             decoded: database.decoded_terms(),
+            class_predicates: database.keeps_class_predicates(),
         }
     }
 
@@ -97,6 +100,12 @@ impl<'a> Reader<'a> {
     ) -> DBRawIterator<'a> {
         self.db
             .raw_iterator_cf_opt(self.cf(table), self.read_options(upper_bound))
+    }
+
+    /// Whether the store keeps the distinct counts per class and predicate (an older store
+    /// opened read-only does not).
+    pub(crate) fn keeps_class_predicates(&self) -> bool {
+        self.class_predicates
     }
 
     /// Whether the reader sees a transaction's uncommitted changes (then the statistics,
