@@ -13,7 +13,7 @@
 //! run `--view-runs` times, e.g. `bench/start_views_bsbm.tsv` for BSBM: each line adds the
 //! answer's focus size.
 
-use lodestone_facets::model::{FacetQuery, Node, View, ViewKind, DEFAULT_BUCKETS, DEFAULT_TIMEOUT};
+use lodestone_facets::model::{FacetQuery, Node, View, ViewKind, DEFAULT_TIMEOUT};
 use lodestone_facets::FacetEngine;
 use lodestone_store::sparql::{
     answer_from_statistics, evaluate_query, DatasetOverride, QueryOptions, QueryResults,
@@ -76,13 +76,7 @@ pub(crate) fn run(
     ] {
         let query = FacetQuery {
             root: Node {
-                view: Some(View {
-                    kind,
-                    property: None,
-                    limit: 20,
-                    offset: 0,
-                    buckets: DEFAULT_BUCKETS,
-                }),
+                view: Some(View::new(kind)),
                 ..Node::default()
             },
             timeout: None,

@@ -8,6 +8,8 @@
 //!   answers checked element by element and against SPARQL, refusals as Virtuoso errors.
 //! - `api`: the JSON/XML syntaxes, `GET` URLs and the 400s.
 //! - `budget`: start views in one graph from the statistics, anytime constrained foci.
+//! - `class_focus`: the views of one class's instances from the counts per class and
+//!   predicate.
 //! - `ranges`: the `ranges` view's buckets against per-bucket SPARQL counts.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)] // test code: a panic is the failure report
@@ -18,6 +20,8 @@ mod agreement;
 mod api;
 #[path = "facets/budget.rs"]
 mod budget;
+#[path = "facets/class_focus.rs"]
+mod class_focus;
 #[allow(dead_code)]
 #[path = "http/common.rs"]
 mod common;

@@ -1,20 +1,27 @@
 //! The facet engine: plan → focus set → view → labels, with a cache of complete answers.
 //!
+//! Views the statistics decide skip the focus set: the start views ([`start`]) and the
+//! `properties` / `properties-in` views of one class's instances ([`class_focus`]), and a
+//! `ranges` view of a class whose instances hold every subject of the property reads the
+//! property's quads without listing them.
+//!
 //! Answers are cached (moka) under the query and the store's commit sequence, so a commit
 //! makes every older entry unreachable; only complete answers are cached, since an
 //! incomplete one depends on the machine's load at the time.
 
 use crate::budget::Deadline;
+use crate::class_focus;
 use crate::error::EngineError;
 use crate::executor::Executor;
 use crate::labels::Labels;
 use crate::model::{text_words, FacetQuery, Node, View, ViewKind};
 use crate::planner::plan;
+use crate::range_values::Entities;
 use crate::ranges::{self, Bucket};
 use crate::response::{FacetAnswer, Row, TextMatch};
 use crate::snippets;
 use crate::sparql::{equivalent_query, in_graph};
-use crate::start;
+use crate::start::{self, StartRows};
 use crate::text::{LiteralScanMatcher, TextMatcher};
 use crate::views::{self, Scope};
 use lodestone_store::{SequenceNumber, Store};
@@ -128,47 +135,70 @@ impl FacetEngine {
     ) -> Result<FacetAnswer, EngineError> {
         let view = query.view().cloned().ok_or(EngineError::NoView)?;
         let matcher = self.matcher();
-        if let Some(start_view) = start::start_view(reader, query)? {
-            let sparql = equivalent_query(query, matcher.as_ref(), &[])
-                .map(|q| in_graph(q, query.graph.as_ref()).to_string())
-                .unwrap_or_default();
-            let found = start::rows(reader, start_view)?;
-            let total = found.rows.len() as u64;
-            let labels = Labels::new(reader, &self.label_properties)?;
-            let mut rows = Vec::with_capacity(view.limit.min(found.rows.len()));
-            for (id, count) in found.rows.into_iter().skip(view.offset).take(view.limit) {
-                let value = reader.term(id)?;
-                rows.push(Row {
-                    label: labels.label(reader, id, &value)?,
-                    value,
-                    count: Some(count),
-                    score: None,
-                    bucket: None,
-                    text: None,
-                });
-            }
-            let mut answer = answer(&view, true, start, total, budget, sparql, rows);
-            answer.focus_size = found.focus_size;
-            return Ok(answer);
-        }
-        let plan = plan(reader, query)?;
-        let focus_deadline = Deadline::at(start + budget.mul_f64(FOCUS_SHARE));
-        let deadline = Deadline::at(start + budget);
-        let mut executor = Executor::new(reader, matcher.as_ref(), &plan, focus_deadline);
-        let focus = executor.focus_set(&plan)?;
-        let property = match &view.property {
-            Some(p) => reader.term_id(p.as_ref().into())?,
-            None => None,
-        };
-        let focus_size = focus.members.len() as u64;
         let sparql = |buckets: &[Bucket]| {
             equivalent_query(query, matcher.as_ref(), buckets)
                 .map(|q| in_graph(q, query.graph.as_ref()).to_string())
                 .unwrap_or_default()
         };
+        if let Some(start_view) = start::start_view(reader, query)? {
+            let found = start::rows(reader, start_view)?;
+            return self.answer_from_statistics(reader, &view, found, start, budget, sparql(&[]));
+        }
+        let class_focus = class_focus::class_focus(reader, query)?;
+        if let Some(focus) = class_focus {
+            if let Some(found) = class_focus::rows(reader, focus, view.kind)? {
+                return self.answer_from_statistics(
+                    reader,
+                    &view,
+                    found,
+                    start,
+                    budget,
+                    sparql(&[]),
+                );
+            }
+        }
+        let plan = plan(reader, query)?;
+        let focus_deadline = Deadline::at(start + budget.mul_f64(FOCUS_SHARE));
+        let deadline = Deadline::at(start + budget);
+        let property = match &view.property {
+            Some(p) => reader.term_id(p.as_ref().into())?,
+            None => None,
+        };
         if view.kind == ViewKind::Ranges {
-            let ranges =
-                ranges::compute(reader, &focus, property, view.buckets, plan.graph, deadline)?;
+            // A class whose instances hold every subject of the property: its quads are read
+            // without listing the instances.
+            let covering = match (class_focus, property) {
+                (Some(focus), Some(p)) if class_focus::covers(reader, focus, p)? => Some(focus),
+                _ => None,
+            };
+            let (ranges, focus_size) = match covering {
+                Some(focus) => (
+                    ranges::compute(
+                        reader,
+                        Entities::EverySubject,
+                        property,
+                        view.buckets,
+                        plan.graph,
+                        deadline,
+                    )?,
+                    focus.instances,
+                ),
+                None => {
+                    let mut executor =
+                        Executor::new(reader, matcher.as_ref(), &plan, focus_deadline);
+                    let focus = executor.focus_set(&plan)?;
+                    let entities = Entities::Focus(&focus);
+                    let ranges = ranges::compute(
+                        reader,
+                        entities,
+                        property,
+                        view.buckets,
+                        plan.graph,
+                        deadline,
+                    )?;
+                    (ranges, focus.members.len() as u64)
+                }
+            };
             let buckets: Vec<Bucket> = ranges.buckets.iter().map(|(b, _)| b.clone()).collect();
             let sparql = sparql(&buckets);
             let total = ranges.buckets.len() as u64;
@@ -190,6 +220,9 @@ impl FacetEngine {
             answer.focus_size = focus_size;
             return Ok(answer);
         }
+        let mut executor = Executor::new(reader, matcher.as_ref(), &plan, focus_deadline);
+        let focus = executor.focus_set(&plan)?;
+        let focus_size = focus.members.len() as u64;
         let sparql = sparql(&[]);
         let words = focus_words(&query.root);
         let scope = Scope {
@@ -243,6 +276,37 @@ impl FacetEngine {
         );
         answer.focus_size = focus_size;
         answer.sample = page.sample;
+        Ok(answer)
+    }
+}
+
+impl FacetEngine {
+    /// The answer of a view the statistics decide (complete and exact), labelled.
+    fn answer_from_statistics(
+        &self,
+        reader: &lodestone_store::Reader<'_>,
+        view: &View,
+        found: StartRows,
+        start: Instant,
+        budget: Duration,
+        sparql: String,
+    ) -> Result<FacetAnswer, EngineError> {
+        let total = found.rows.len() as u64;
+        let labels = Labels::new(reader, &self.label_properties)?;
+        let mut rows = Vec::with_capacity(view.limit.min(found.rows.len()));
+        for (id, count) in found.rows.into_iter().skip(view.offset).take(view.limit) {
+            let value = reader.term(id)?;
+            rows.push(Row {
+                label: labels.label(reader, id, &value)?,
+                value,
+                count: Some(count),
+                score: None,
+                bucket: None,
+                text: None,
+            });
+        }
+        let mut answer = answer(view, true, start, total, budget, sparql, rows);
+        answer.focus_size = found.focus_size;
         Ok(answer)
     }
 }

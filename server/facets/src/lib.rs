@@ -12,16 +12,18 @@
 //!   quads in one forward pass); [`labels`]
 //!   names what is shown; [`engine`] ties them together with the time budget ([`budget`])
 //!   and the cache.
-//! - [`start`] answers the start views (no constraint) from the store's distinct counts.
+//! - [`start`] answers the start views (no constraint) from the store's distinct counts;
+//!   [`class_focus`] the views of one class's instances from its counts per predicate.
 //! - [`snippets`] finds the literals behind a text match (excerpts, `text-properties`).
-//! - [`ranges`] buckets numeric and date values for the `ranges` view; [`compare`] orders
-//!   literals by value.
+//! - [`ranges`] buckets numeric and date values for the `ranges` view ([`range_values`]
+//!   reads and decodes them); [`compare`] orders literals by value.
 //! - [`sparql`] builds the equivalent SPARQL query as algebra; [`text`] is the seam to full
 //!   text search; [`response`], [`xml`] and [`fct_xml`] write answers.
 //! - [`error`]: the engine's error type.
 #![deny(missing_docs)]
 
 pub mod budget;
+pub mod class_focus;
 pub mod compare;
 pub mod engine;
 pub mod error;
@@ -33,12 +35,15 @@ pub mod json;
 pub mod labels;
 pub mod model;
 pub mod planner;
+pub mod range_values;
 pub mod ranges;
 pub mod response;
 pub mod scan;
 pub mod snippets;
 pub mod sparql;
 pub mod start;
+#[cfg(test)]
+mod testing;
 pub mod text;
 pub mod views;
 pub mod walks;

@@ -206,6 +206,20 @@ pub struct View {
     pub buckets: usize,
 }
 
+impl View {
+    /// A view of `kind` with the defaults: no property, the first [`DEFAULT_LIMIT`] rows,
+    /// [`DEFAULT_BUCKETS`] buckets.
+    pub fn new(kind: ViewKind) -> Self {
+        Self {
+            kind,
+            property: None,
+            limit: DEFAULT_LIMIT,
+            offset: 0,
+            buckets: DEFAULT_BUCKETS,
+        }
+    }
+}
+
 /// Why a tree is not a valid query.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ModelError {
@@ -319,13 +333,7 @@ mod tests {
     use super::*;
 
     fn view(kind: ViewKind) -> Option<View> {
-        Some(View {
-            kind,
-            property: None,
-            limit: DEFAULT_LIMIT,
-            offset: 0,
-            buckets: DEFAULT_BUCKETS,
-        })
+        Some(View::new(kind))
     }
 
     fn edge(node: Node, exclude: bool) -> Edge {

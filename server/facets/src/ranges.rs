@@ -12,56 +12,23 @@
 //! A value belongs to a bucket exactly when SPARQL's `?v >= lower && ?v < upper` (`<=` for
 //! the last) holds, since membership is decided with [`compare`], which follows SPARQL's
 //! order: the equivalent query with the same bounds counts the same entities. Each count is
-//! the number of distinct focus entities having at least one value in the bucket. Only the
-//! distinct literal values are decoded (inlined integers without the dictionary); IRIs and
-//! blank nodes are skipped on their ids.
+//! the number of distinct focus entities having at least one value in the bucket. The values
+//! are read and decoded by [`crate::range_values`] (counted per value when the property has
+//! one value per entity).
 
 use crate::budget::{Deadline, Ticker};
-use crate::compare::{compare, is_integer_type, is_numeric_type};
+use crate::compare::{compare, is_integer_type};
 use crate::error::EngineError;
-use crate::executor::FocusSet;
-use crate::scan::{self, End};
-use lodestone_store::{Reader, TermId, TermKind};
+use crate::range_values::{self, Entities, Read, Values};
+use lodestone_store::{Reader, TermId};
 use oxrdf::vocab::xsd;
 use oxrdf::{Literal, Term};
 use oxsdatatypes::{Date, DateTime, DayTimeDuration, Decimal, Double, GYear};
 use rustc_hash::FxHashMap;
 use std::cmp::Ordering;
-use std::collections::hash_map::Entry;
 use std::str::FromStr;
 
-/// Which values can be bucketed together.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Family {
-    /// Every numeric datatype.
-    Numeric,
-    /// `xsd:dateTime`.
-    DateTime,
-    /// `xsd:date`.
-    Date,
-    /// `xsd:gYear`.
-    GYear,
-}
-
-impl Family {
-    /// The family of a literal, if it has one.
-    pub fn of(literal: &Literal) -> Option<Self> {
-        let datatype = literal.datatype();
-        if literal.language().is_some() {
-            None
-        } else if is_numeric_type(datatype) {
-            Some(Self::Numeric)
-        } else if datatype == xsd::DATE_TIME {
-            Some(Self::DateTime)
-        } else if datatype == xsd::DATE {
-            Some(Self::Date)
-        } else if datatype == xsd::G_YEAR {
-            Some(Self::GYear)
-        } else {
-            None
-        }
-    }
-}
+pub use crate::range_values::Family;
 
 /// One bucket's bounds.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -108,11 +75,11 @@ pub struct RangeRows {
     pub complete: bool,
 }
 
-/// Buckets the focus's values of `property` (in `graph` when given) into at most `buckets`
-/// ranges.
+/// Buckets the values of `property` of `entities` (in `graph` when given) into at most
+/// `buckets` ranges.
 pub fn compute(
     reader: &Reader<'_>,
-    focus: &FocusSet,
+    entities: Entities<'_>,
     property: Option<TermId>,
     buckets: usize,
     graph: Option<TermId>,
@@ -121,27 +88,14 @@ pub fn compute(
     let Some(property) = property else {
         return Ok(RangeRows {
             buckets: Vec::new(),
-            complete: focus.complete,
+            complete: entities.complete(),
         });
     };
     let mut ticker = Ticker::new(deadline);
-    // Sorted (entity, value) pairs: an entity's pairs are adjacent.
-    let (all_pairs, read_all) = scan::pairs(
-        reader,
-        property,
-        &focus.members,
-        End::Subject,
-        graph,
-        &mut ticker,
-    )?;
-    let mut complete = focus.complete && read_all;
-    let (values, decoded_all) = decode_values(reader, &all_pairs, deadline)?;
-    complete &= decoded_all;
-    let pairs: Vec<(TermId, TermId)> = all_pairs
-        .into_iter()
-        .filter(|(_, value)| values.get(value).is_some_and(Option::is_some))
-        .collect();
-    let Some(family) = dominant_family(&pairs, &values) else {
+    let (read, read_all) = range_values::read(reader, entities, property, graph, &mut ticker)?;
+    let (values, decoded_all) = range_values::decode(reader, &read, deadline)?;
+    let complete = read_all && decoded_all;
+    let Some(family) = dominant_family(&read, &values) else {
         return Ok(RangeRows {
             buckets: Vec::new(),
             complete,
@@ -154,21 +108,35 @@ pub fn compute(
         .map(|(_, l)| l)
         .collect();
     let bounds = bucket_bounds(family, &members, buckets);
-    let mut slot: FxHashMap<TermId, Option<usize>> = FxHashMap::default();
+    let bucket = |value: &TermId| {
+        values
+            .get(value)
+            .and_then(Option::as_ref)
+            .filter(|(f, _)| *f == family)
+            .and_then(|(_, l)| bucket_of(&bounds, &Term::Literal(l.clone())))
+    };
     let mut counts = vec![0u64; bounds.len()];
-    let mut last: Vec<Option<TermId>> = vec![None; bounds.len()];
-    for (x, value) in pairs {
-        let index = *slot.entry(value).or_insert_with(|| {
-            values
-                .get(&value)
-                .and_then(Option::as_ref)
-                .filter(|(f, _)| *f == family)
-                .and_then(|(_, l)| bucket_of(&bounds, &Term::Literal(l.clone())))
-        });
-        if let Some(i) = index {
-            if last[i] != Some(x) {
-                last[i] = Some(x);
-                counts[i] += 1;
+    match &read {
+        // One value per entity: its entities fall in its bucket.
+        Read::PerValue(per_value) => {
+            for (value, n) in per_value {
+                if let Some(count) = bucket(value).and_then(|i| counts.get_mut(i)) {
+                    *count += n;
+                }
+            }
+        }
+        // An entity's pairs are adjacent: it counts once in each bucket it has values in.
+        Read::Pairs(pairs) => {
+            let mut slot: FxHashMap<TermId, Option<usize>> = FxHashMap::default();
+            let mut last: Vec<Option<TermId>> = vec![None; bounds.len()];
+            for (x, value) in pairs {
+                let index = *slot.entry(*value).or_insert_with(|| bucket(value));
+                if let Some(i) = index {
+                    if last[i] != Some(*x) {
+                        last[i] = Some(*x);
+                        counts[i] += 1;
+                    }
+                }
             }
         }
     }
@@ -178,61 +146,15 @@ pub fn compute(
     })
 }
 
-/// The decoded distinct values: each with its family and literal, `None` when not bucketed.
-type Values = FxHashMap<TermId, Option<(Family, Literal)>>;
-
-/// Distinct values decoded per dictionary read: large enough that one batched read of
-/// sorted ids finds many in each block, small enough to check the time between reads.
-const DECODE_BATCH: usize = 16_384;
-
-/// The distinct literal values among the pairs, decoded, with their family (`None`: not
-/// bucketed). IRIs and blank nodes are skipped on their ids, inlined integers decoded without
-/// the dictionary, and dictionary literals read in batches of sorted ids: a million distinct
-/// prices read one look-up each spent the whole budget (BSBM 100k), where sorted batches read
-/// each dictionary block once. The flag is false when the time ran out (then only the values
-/// decoded so far are in the map).
-fn decode_values(
-    reader: &Reader<'_>,
-    pairs: &[(TermId, TermId)],
-    deadline: Deadline,
-) -> Result<(Values, bool), EngineError> {
-    let ranged = |term: Term| match term {
-        Term::Literal(l) => Family::of(&l).map(|f| (f, l)),
-        _ => None,
-    };
-    let mut values = Values::default();
-    let mut stored: Vec<TermId> = Vec::new();
-    for (_, value) in pairs {
-        match value.kind() {
-            TermKind::Integer => {
-                if let Entry::Vacant(slot) = values.entry(*value) {
-                    slot.insert(value.decode_inline().and_then(ranged));
-                }
-            }
-            TermKind::Literal => stored.push(*value),
-            _ => {}
+/// The family with the most (entity, value) pairs (ties go to the first in declaration
+/// order).
+fn dominant_family(read: &Read, values: &Values) -> Option<Family> {
+    let mut counts: FxHashMap<Family, u64> = FxHashMap::default();
+    read.for_each(|value, n| {
+        if let Some(Some((family, _))) = values.get(&value) {
+            *counts.entry(*family).or_default() += n;
         }
-    }
-    stored.sort_unstable();
-    stored.dedup();
-    for batch in stored.chunks(DECODE_BATCH) {
-        if deadline.passed() {
-            return Ok((values, false));
-        }
-        let terms = reader.terms(batch)?;
-        values.extend(batch.iter().copied().zip(terms.into_iter().map(ranged)));
-    }
-    Ok((values, true))
-}
-
-/// The family with the most pairs (ties go to the first in declaration order).
-fn dominant_family(pairs: &[(TermId, TermId)], values: &Values) -> Option<Family> {
-    let mut counts: FxHashMap<Family, usize> = FxHashMap::default();
-    for (_, value) in pairs {
-        if let Some(Some((family, _))) = values.get(value) {
-            *counts.entry(*family).or_default() += 1;
-        }
-    }
+    });
     counts
         .into_iter()
         .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))
@@ -564,5 +486,125 @@ mod tests {
         assert_eq!(Family::of(&typed("1", xsd::FLOAT)), Some(Family::Numeric));
         assert_eq!(Family::of(&Literal::from("1")), None);
         assert_eq!(Family::of(&typed("1999", xsd::G_YEAR)), Some(Family::GYear));
+    }
+}
+
+#[cfg(test)]
+mod value_tests {
+    use super::*;
+    use crate::executor::FocusSet;
+    use crate::range_values::read;
+    use lodestone_store::TermId;
+    use oxrdf::{GraphName, NamedNode, Quad};
+    use std::time::Duration;
+
+    fn iri(name: &str) -> NamedNode {
+        NamedNode::new_unchecked(format!("http://example.com/{name}"))
+    }
+
+    /// Per bucket, the entities of `members` with a value of `property` in it, by decoding
+    /// every value: what the view must count.
+    fn expected(
+        reader: &Reader<'_>,
+        rows: &RangeRows,
+        members: &[TermId],
+        property: TermId,
+    ) -> Vec<u64> {
+        rows.buckets
+            .iter()
+            .map(|(bucket, _)| {
+                members
+                    .iter()
+                    .filter(|x| {
+                        reader
+                            .quads_for_pattern(Some(**x), Some(property), None, None)
+                            .any(|q| {
+                                let value = reader.term(q.expect("quad").object).expect("term");
+                                bucket.contains(&value)
+                            })
+                    })
+                    .count() as u64
+            })
+            .collect()
+    }
+
+    #[test]
+    fn counts_per_value_and_per_pair_bucket_the_entities_once() {
+        let (_dir, store) = crate::testing::temp_store();
+        let mut transaction = store.transaction().expect("transaction");
+        for n in 0..20_i64 {
+            let e = iri(&format!("e{n}"));
+            for (p, value) in [("v", n), ("w", n), ("w", n + 1)] {
+                let quad = Quad::new(
+                    e.clone(),
+                    iri(p),
+                    Literal::from(value),
+                    GraphName::DefaultGraph,
+                );
+                transaction.insert(quad.as_ref()).expect("insert");
+            }
+        }
+        transaction.commit().expect("commit");
+        let reader = store.reader();
+        let id = |name: &str| {
+            reader
+                .term_id(iri(name).as_ref().into())
+                .expect("id")
+                .expect("known")
+        };
+        let mut all: Vec<TermId> = (0..20).map(|n| id(&format!("e{n}"))).collect();
+        all.sort_unstable();
+        let even: Vec<TermId> = (0..20).step_by(2).map(|n| id(&format!("e{n}"))).collect();
+        let deadline = || Deadline::after(Duration::from_secs(60));
+        for (name, functional) in [("v", true), ("w", false)] {
+            let property = id(name);
+            let mut ticker = Ticker::new(deadline());
+            let (read, complete) =
+                read(&reader, Entities::EverySubject, property, None, &mut ticker).expect("read");
+            assert!(complete);
+            assert_eq!(matches!(read, Read::PerValue(_)), functional, "{name}");
+            let every = compute(
+                &reader,
+                Entities::EverySubject,
+                Some(property),
+                4,
+                None,
+                deadline(),
+            )
+            .expect("ranges");
+            assert!(every.complete);
+            assert_eq!(every.buckets.len(), 4);
+            let counts =
+                |rows: &RangeRows| rows.buckets.iter().map(|(_, n)| *n).collect::<Vec<_>>();
+            assert_eq!(
+                counts(&every),
+                expected(&reader, &every, &all, property),
+                "{name}"
+            );
+            for members in [&all, &even] {
+                let mut sorted = members.clone();
+                sorted.sort_unstable();
+                let focus = FocusSet {
+                    members: sorted.clone(),
+                    scores: None,
+                    complete: true,
+                };
+                let rows = compute(
+                    &reader,
+                    Entities::Focus(&focus),
+                    Some(property),
+                    4,
+                    None,
+                    deadline(),
+                )
+                .expect("ranges");
+                assert!(rows.complete);
+                assert_eq!(
+                    counts(&rows),
+                    expected(&reader, &rows, &sorted, property),
+                    "{name}"
+                );
+            }
+        }
     }
 }

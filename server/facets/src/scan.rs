@@ -57,16 +57,43 @@ pub fn pairs_by_scan(
     graph: Option<TermId>,
     ticker: &mut Ticker,
 ) -> Result<(Vec<(TermId, TermId)>, bool), EngineError> {
+    let mut members = Members::new(sorted);
+    scan_pairs(reader, predicate, end, graph, ticker, |term| {
+        members.contains(term)
+    })
+}
+
+/// The pairs `(term, other end)` of every quad of `predicate` (in `graph` when given), sorted
+/// and without duplicates; the flag is false when the ticker ran out (then the pairs read so
+/// far).
+pub fn pairs_by_scan_of_all(
+    reader: &Reader<'_>,
+    predicate: TermId,
+    end: End,
+    graph: Option<TermId>,
+    ticker: &mut Ticker,
+) -> Result<(Vec<(TermId, TermId)>, bool), EngineError> {
+    scan_pairs(reader, predicate, end, graph, ticker, |_| true)
+}
+
+/// The pairs of one scan of `predicate` whose term at `end` is kept by `keep`.
+fn scan_pairs(
+    reader: &Reader<'_>,
+    predicate: TermId,
+    end: End,
+    graph: Option<TermId>,
+    ticker: &mut Ticker,
+    mut keep: impl FnMut(TermId) -> bool,
+) -> Result<(Vec<(TermId, TermId)>, bool), EngineError> {
     let mut pairs = Vec::new();
     let mut complete = true;
-    let mut members = Members::new(sorted);
     for quad in reader.quads_for_pattern(None, Some(predicate), None, graph) {
         if out_of_time(ticker)? {
             complete = false;
             break;
         }
         let (term, other) = end.pair(&quad?);
-        if members.contains(term) {
+        if keep(term) {
             pairs.push((term, other));
         }
     }
@@ -232,7 +259,7 @@ impl<'s> Probe<'s> {
 }
 
 /// Whether the ticker says the time is up (other errors pass through).
-fn out_of_time(ticker: &mut Ticker) -> Result<bool, EngineError> {
+pub fn out_of_time(ticker: &mut Ticker) -> Result<bool, EngineError> {
     match ticker.tick() {
         Ok(()) => Ok(false),
         Err(EngineError::OutOfTime) => Ok(true),

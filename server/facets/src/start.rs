@@ -59,22 +59,31 @@ pub fn start_view(
     if !unconstrained {
         return Ok(None);
     }
-    let Some(graph) = &query.graph else {
-        return Ok(Some(StartView { kind, only: None }));
-    };
-    // A graph the store does not know is answered (no rows) by the general path.
-    let Some(graph) = reader.term_id(graph.as_ref().into())? else {
-        return Ok(None);
-    };
     if kind == Distinct::GraphSubjects {
-        return Ok(Some(StartView {
-            kind,
-            only: Some(graph),
-        }));
+        if let Some(graph) = &query.graph {
+            // A graph the store does not know is answered (no rows) by the general path.
+            return Ok(reader
+                .term_id(graph.as_ref().into())?
+                .map(|graph| StartView {
+                    kind,
+                    only: Some(graph),
+                }));
+        }
     }
+    Ok(store_wide(reader, query)?.then_some(StartView { kind, only: None }))
+}
+
+/// Whether the store-wide statistics describe what `query` reads: it reads every graph, or
+/// one graph holding every quad of the store (a store loaded into one named graph).
+pub fn store_wide(reader: &Reader<'_>, query: &FacetQuery) -> Result<bool, StoreError> {
+    let Some(graph) = &query.graph else {
+        return Ok(true);
+    };
+    let Some(graph) = reader.term_id(graph.as_ref().into())? else {
+        return Ok(false);
+    };
     let in_graph = reader.usage(graph)?.as_graph;
-    let every_quad = in_graph > 0 && in_graph == reader.quad_count()?;
-    Ok(every_quad.then_some(StartView { kind, only: None }))
+    Ok(in_graph > 0 && in_graph == reader.quad_count()?)
 }
 
 /// The rows of a start view (see [`start_view`]).

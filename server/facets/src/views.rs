@@ -307,7 +307,6 @@ fn rank_entities(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use lodestone_store::{Store, StoreOptions};
     use oxrdf::{GraphName, NamedNode, Quad};
 
     fn iri(name: &str) -> NamedNode {
@@ -316,12 +315,7 @@ mod tests {
 
     #[test]
     fn a_large_focus_set_is_estimated_from_a_sample_when_its_walk_does_not_fit() {
-        let dir = tempfile::tempdir().expect("a temporary folder");
-        let store = Store::open(
-            dir.path(),
-            StoreOptions::default().with_memory_budget(64 << 20),
-        )
-        .expect("a new store");
+        let (_dir, store) = crate::testing::temp_store();
         let entities = SAMPLE_FROM + 1000;
         let mut transaction = store.transaction().expect("transaction");
         for n in 0..entities {

@@ -267,7 +267,6 @@ impl DistinctPerTerm {
 mod tests {
     use super::*;
     use crate::budget::Deadline;
-    use lodestone_store::{Store, StoreOptions};
     use oxrdf::{GraphName, NamedNode, Quad};
     use proptest::prelude::*;
     use std::time::Duration;
@@ -313,9 +312,7 @@ mod tests {
             ),
             picks in prop::collection::vec(0..40usize, 0..40),
         ) {
-            let dir = tempfile::tempdir().expect("a temporary folder");
-            let store = Store::open(dir.path(), StoreOptions::default().with_memory_budget(64 << 20))
-                .expect("a new store");
+            let (_dir, store) = crate::testing::temp_store();
             let mut transaction = store.transaction().expect("transaction");
             for (s, p, o, g) in spec {
                 let graph = if g == 0 { GraphName::DefaultGraph } else { iri(100 + g).into() };
@@ -368,12 +365,7 @@ mod tests {
 
     #[test]
     fn a_passed_deadline_stops_the_walk_incomplete() {
-        let dir = tempfile::tempdir().expect("a temporary folder");
-        let store = Store::open(
-            dir.path(),
-            StoreOptions::default().with_memory_budget(64 << 20),
-        )
-        .expect("a new store");
+        let (_dir, store) = crate::testing::temp_store();
         let mut transaction = store.transaction().expect("transaction");
         for s in 0..3000 {
             transaction

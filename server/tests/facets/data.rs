@@ -84,6 +84,45 @@ pub fn facets(server: &TestServer, query: &serde_json::Value) -> serde_json::Val
     response.json().expect("json")
 }
 
+/// The `(value, count)` of an answer's rows (each asserted exact), sorted.
+pub fn exact_rows(answer: &serde_json::Value) -> Vec<(String, u64)> {
+    let mut rows: Vec<(String, u64)> = answer["rows"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .map(|r| {
+            assert_eq!(r["exact"], true, "{r}");
+            (
+                r["value"]["value"].as_str().expect("value").to_owned(),
+                r["count"].as_u64().expect("count"),
+            )
+        })
+        .collect();
+    rows.sort();
+    rows
+}
+
+/// The `(?k, ?n)` rows of a SPARQL `SELECT ?k ?n`, sorted.
+pub fn sparql_counts(server: &TestServer, query: &str) -> Vec<(String, u64)> {
+    let results: serde_json::Value = server
+        .query(query, "application/sparql-results+json")
+        .json()
+        .expect("json");
+    let mut rows: Vec<(String, u64)> = results["results"]["bindings"]
+        .as_array()
+        .expect("bindings")
+        .iter()
+        .map(|b| {
+            (
+                b["k"]["value"].as_str().expect("key").to_owned(),
+                b["n"]["value"].as_str().expect("n").parse().expect("count"),
+            )
+        })
+        .collect();
+    rows.sort();
+    rows
+}
+
 /// POSTs a JSON facet query `body` and asserts a 400 whose message contains `needle`.
 pub fn assert_rejected(server: &TestServer, body: &str, needle: &str) {
     let response = client()
