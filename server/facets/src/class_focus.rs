@@ -37,11 +37,8 @@ pub fn class_focus(
     query: &FacetQuery,
 ) -> Result<Option<ClassFocus>, StoreError> {
     let root = &query.root;
-    let only_a_class = root.view.is_some()
-        && root.text.is_none()
-        && root.values.is_empty()
-        && root.edges.is_empty()
-        && root.classes.len() == 1;
+    let only_a_class =
+        root.view.is_some() && root.constrained_by_classes_only() && root.classes.len() == 1;
     let Some(constraint) = root.classes.first().filter(|c| only_a_class && !c.exclude) else {
         return Ok(None);
     };

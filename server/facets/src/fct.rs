@@ -334,10 +334,7 @@ fn list_count_as_values(node: &mut Node) {
                 .as_ref()
                 .is_some_and(|p| p.as_str() == LIST_COUNT_MARK)
         });
-        let bare = child.text.is_none()
-            && child.classes.is_empty()
-            && child.values.is_empty()
-            && child.edges.is_empty();
+        let bare = child.constrained_by_classes_only() && child.classes.is_empty();
         if marked && bare && !edge.exclude && edge.direction == Direction::Forward {
             moved = Some(i);
         }

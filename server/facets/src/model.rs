@@ -54,6 +54,15 @@ pub struct Node {
     pub view: Option<View>,
 }
 
+impl Node {
+    /// Whether the node's only constraints, if any, are classes: no words, no value
+    /// conditions, no edges. Such a node is every term, or every instance of its classes,
+    /// which the statistics may answer for.
+    pub fn constrained_by_classes_only(&self) -> bool {
+        self.text.is_none() && self.values.is_empty() && self.edges.is_empty()
+    }
+}
+
 /// `rdf:type` constraint, optionally negated.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct ClassConstraint {

@@ -45,10 +45,7 @@ pub fn start_view(
     let Some(view) = root.view.as_ref() else {
         return Ok(None);
     };
-    let unconstrained = root.text.is_none()
-        && root.classes.is_empty()
-        && root.values.is_empty()
-        && root.edges.is_empty();
+    let unconstrained = root.constrained_by_classes_only() && root.classes.is_empty();
     let kind = match view.kind {
         ViewKind::Classes => Distinct::ClassSubjects,
         ViewKind::Properties => Distinct::PredicateSubjects,

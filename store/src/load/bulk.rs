@@ -185,37 +185,46 @@ impl<'a> BulkLoader<'a> {
                     .name("load-parser".to_owned())
                     .spawn_scoped(scope, move || -> Result<_, StoreError> {
                         let mut batch = Vec::with_capacity(PARSE_BATCH);
-                        // A line-based document is parsed on every core, in blocks.
-                        if let Some(document) = line_document(&name, format, &parse_options) {
-                            let workers =
-                                std::thread::available_parallelism().map_or(1, |n| n.get());
-                            document.parse_in_parallel(reader, workers, |statements| {
-                                let fatal = statements
-                                    .iter()
-                                    .any(|s| matches!(s, Err(ReadError::Fatal(_))));
-                                batch.extend(statements);
-                                if batch.len() < PARSE_BATCH && !fatal {
-                                    return true;
+                        // Sends the statements on in batches; a fatal (I/O) error is sent at
+                        // once and ends the parse. False when the parse is to stop.
+                        let mut hand_on =
+                            |statements: &mut dyn Iterator<Item = Result<Quad, ReadError>>| {
+                                for statement in statements {
+                                    let fatal = matches!(statement, Err(ReadError::Fatal(_)));
+                                    batch.push(statement);
+                                    if batch.len() == PARSE_BATCH || fatal {
+                                        let sent = sender.send(std::mem::take(&mut batch)).is_ok();
+                                        if !sent || fatal {
+                                            return false;
+                                        }
+                                    }
                                 }
-                                sender.send(std::mem::take(&mut batch)).is_ok() && !fatal
-                            });
-                            let _ = sender.send(batch);
-                            return Ok(Vec::new());
-                        }
-                        let mut quads = read_quads(reader, &name, format, &parse_options)?;
-                        for quad in quads.by_ref() {
-                            let fatal = matches!(quad, Err(ReadError::Fatal(_)));
-                            batch.push(quad);
-                            if batch.len() == PARSE_BATCH || fatal {
-                                // A fatal (I/O) error is sent on and ends the parse.
-                                let sent = sender.send(std::mem::take(&mut batch)).is_ok();
-                                if !sent || fatal {
-                                    return Ok(Vec::new());
-                                }
+                                true
+                            };
+                        let mut prefixes = Vec::new();
+                        let finished = match line_document(&name, format, &parse_options) {
+                            // A line-based document is parsed on every core, in blocks.
+                            Some(document) => {
+                                let workers =
+                                    std::thread::available_parallelism().map_or(1, |n| n.get());
+                                let mut finished = true;
+                                document.parse_in_parallel(reader, workers, |statements| {
+                                    finished = hand_on(&mut statements.into_iter());
+                                    finished
+                                });
+                                finished
                             }
+                            None => {
+                                let mut quads = read_quads(reader, &name, format, &parse_options)?;
+                                let finished = hand_on(&mut quads.by_ref());
+                                prefixes = quads.prefixes();
+                                finished
+                            }
+                        };
+                        if finished {
+                            let _ = sender.send(batch);
                         }
-                        let _ = sender.send(batch);
-                        Ok(quads.prefixes())
+                        Ok(prefixes)
                     })?;
                 // Dropping the receiver on an error makes the parser stop at its next send.
                 for batch in receiver {
