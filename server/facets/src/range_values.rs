@@ -19,7 +19,7 @@ use crate::executor::FocusSet;
 use crate::scan::{self, End, Members};
 use lodestone_store::{Distinct, Reader, TermId, TermKind};
 use oxrdf::vocab::xsd;
-use oxrdf::{Literal, Term};
+use oxrdf::{Literal, NamedNodeRef, Term};
 use rustc_hash::FxHashMap;
 use std::collections::hash_map::Entry;
 
@@ -39,10 +39,16 @@ pub enum Family {
 impl Family {
     /// The family of a literal, if it has one.
     pub fn of(literal: &Literal) -> Option<Self> {
-        let datatype = literal.datatype();
         if literal.language().is_some() {
             None
-        } else if is_numeric_type(datatype) {
+        } else {
+            Self::of_datatype(literal.datatype())
+        }
+    }
+
+    /// The family of the literals of a datatype, if they have one.
+    pub fn of_datatype(datatype: NamedNodeRef<'_>) -> Option<Self> {
+        if is_numeric_type(datatype) {
             Some(Self::Numeric)
         } else if datatype == xsd::DATE_TIME {
             Some(Self::DateTime)
@@ -138,7 +144,7 @@ fn per_value(
     graph: Option<TermId>,
     ticker: &mut Ticker,
 ) -> Result<(Vec<(TermId, u64)>, bool), EngineError> {
-    let mut counts: FxHashMap<TermId, u64> = FxHashMap::default();
+    let mut counts = ValueCounts::default();
     let mut complete = true;
     let lookups = match members {
         Some(members) => !scan::scan_is_cheaper(reader, property, members.len())?,
@@ -155,7 +161,7 @@ fn per_value(
             ticker,
         )?;
         for (_, value) in pairs {
-            *counts.entry(value).or_default() += 1;
+            counts.add(value);
         }
         complete = all;
     } else {
@@ -167,23 +173,63 @@ fn per_value(
             }
             let quad = quad?;
             if members.as_mut().is_none_or(|m| m.contains(quad.subject)) {
-                *counts.entry(quad.object).or_default() += 1;
+                counts.add(quad.object);
             }
         }
     }
-    let mut counts: Vec<(TermId, u64)> = counts.into_iter().collect();
-    counts.sort_unstable();
-    Ok((counts, complete))
+    Ok((counts.into_sorted(), complete))
 }
 
-/// The decoded distinct values: each with its family and literal, `None` when not bucketed.
-pub type Values = FxHashMap<TermId, Option<(Family, Literal)>>;
+/// Entities per value, counted as the values come: a scan of the property's quads gives
+/// them in value order, each value's quads together, so a count per run of equal values is
+/// enough (a hash map of a million distinct prices cost more than the scan that fed it).
+/// Values in any other order are sorted and merged at the end.
+#[derive(Debug, Default)]
+struct ValueCounts {
+    runs: Vec<(TermId, u64)>,
+    in_order: bool,
+}
+
+impl ValueCounts {
+    fn add(&mut self, value: TermId) {
+        match self.runs.last_mut() {
+            Some((last, n)) if *last == value => *n += 1,
+            Some((last, _)) => {
+                self.in_order &= *last < value;
+                self.runs.push((value, 1));
+            }
+            None => {
+                self.in_order = true;
+                self.runs.push((value, 1));
+            }
+        }
+    }
+
+    /// Per distinct value, its count, in value order.
+    fn into_sorted(mut self) -> Vec<(TermId, u64)> {
+        if !self.in_order {
+            self.runs.sort_unstable_by_key(|(value, _)| *value);
+            self.runs.dedup_by(|next, kept| {
+                let same = next.0 == kept.0;
+                if same {
+                    kept.1 += next.1;
+                }
+                same
+            });
+        }
+        self.runs
+    }
+}
+
+/// The decoded distinct values that are bucketed: each with its family and literal (a value
+/// of no family is not in the map).
+pub type Values = FxHashMap<TermId, (Family, Literal)>;
 
 /// Distinct values decoded per dictionary read: large enough that one batched read of
 /// sorted ids finds many in each block, small enough to check the time between reads.
 const DECODE_BATCH: usize = 16_384;
 
-/// The distinct literal values of `read`, decoded, with their family (`None`: not bucketed).
+/// The distinct literal values of `read` that have a family, decoded.
 /// IRIs and blank nodes are skipped on their ids, inlined integers decoded without the
 /// dictionary, and dictionary literals read in batches of sorted ids: a million distinct
 /// prices read one look-up each spent the whole budget (BSBM 100k), where sorted batches read
@@ -203,7 +249,9 @@ pub fn decode(
     read.for_each(|value, _| match value.kind() {
         TermKind::Integer => {
             if let Entry::Vacant(slot) = values.entry(value) {
-                slot.insert(value.decode_inline().and_then(ranged));
+                if let Some(ranged) = value.decode_inline().and_then(ranged) {
+                    slot.insert(ranged);
+                }
             }
         }
         TermKind::Literal => stored.push(value),
@@ -215,8 +263,44 @@ pub fn decode(
         if deadline.passed() {
             return Ok((values, false));
         }
-        let terms = reader.terms(batch)?;
-        values.extend(batch.iter().copied().zip(terms.into_iter().map(ranged)));
+        // Literals of a datatype no family holds are skipped undecoded.
+        let literals = reader.typed_literals(batch, |datatype| {
+            Family::of_datatype(NamedNodeRef::new_unchecked(datatype)).is_some()
+        })?;
+        values.extend(
+            batch
+                .iter()
+                .copied()
+                .zip(literals)
+                .filter_map(|(id, literal)| {
+                    literal
+                        .and_then(|l| ranged(Term::Literal(l)))
+                        .map(|ranged| (id, ranged))
+                }),
+        );
     }
     Ok((values, true))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn counted(values: &[u64]) -> Vec<(TermId, u64)> {
+        let mut counts = ValueCounts::default();
+        for v in values {
+            counts.add(TermId::new(TermKind::Literal, *v));
+        }
+        counts.into_sorted()
+    }
+
+    #[test]
+    fn values_are_counted_in_order_whatever_order_they_come_in() {
+        let id = |v| TermId::new(TermKind::Literal, v);
+        let expected = vec![(id(1), 2), (id(2), 1), (id(5), 3)];
+        assert_eq!(counted(&[1, 1, 2, 5, 5, 5]), expected);
+        assert_eq!(counted(&[5, 1, 5, 2, 1, 5]), expected);
+        assert_eq!(counted(&[1, 2, 5, 5, 1, 5]), expected);
+        assert_eq!(counted(&[]), Vec::new());
+    }
 }

@@ -103,7 +103,6 @@ pub fn compute(
     };
     let members: Vec<&Literal> = values
         .values()
-        .flatten()
         .filter(|(f, _)| *f == family)
         .map(|(_, l)| l)
         .collect();
@@ -111,7 +110,6 @@ pub fn compute(
     let bucket = |value: &TermId| {
         values
             .get(value)
-            .and_then(Option::as_ref)
             .filter(|(f, _)| *f == family)
             .and_then(|(_, l)| bucket_of(&bounds, &Term::Literal(l.clone())))
     };
@@ -151,7 +149,7 @@ pub fn compute(
 fn dominant_family(read: &Read, values: &Values) -> Option<Family> {
     let mut counts: FxHashMap<Family, u64> = FxHashMap::default();
     read.for_each(|value, n| {
-        if let Some(Some((family, _))) = values.get(&value) {
+        if let Some((family, _)) = values.get(&value) {
             *counts.entry(*family).or_default() += n;
         }
     });

@@ -261,6 +261,15 @@ pub(crate) fn is_string_literal_bytes(bytes: &[u8]) -> bool {
     matches!(bytes.first(), Some(b'S' | b'L'))
 }
 
+/// The datatype IRI of dictionary bytes written by [`encode_term_bytes`] for a typed literal
+/// (not a simple or language-tagged one), read without decoding the value; `None` for every
+/// other term.
+pub(crate) fn typed_literal_datatype(bytes: &[u8]) -> Option<&str> {
+    let rest = bytes.strip_prefix(b"T")?;
+    let zero = rest.iter().position(|&c| c == 0)?;
+    std::str::from_utf8(&rest[..zero]).ok()
+}
+
 /// Reads back what [`encode_term_bytes`] wrote; `None` if the bytes are not a term.
 pub(crate) fn decode_term_bytes(bytes: &[u8]) -> Option<Term> {
     let (&tag, rest) = bytes.split_first()?;
@@ -308,6 +317,27 @@ mod tests {
         round_trip(Literal::new_typed_literal("1.0", xsd::DECIMAL).into());
         round_trip(Literal::from(-12_i64).into());
         round_trip(Literal::from(true).into());
+    }
+
+    #[test]
+    fn the_datatype_of_typed_literals_is_read_from_their_bytes() {
+        let datatype = |term: Term| {
+            let mut bytes = Vec::new();
+            encode_term_bytes(term.as_ref(), &mut bytes);
+            typed_literal_datatype(&bytes).map(str::to_owned)
+        };
+        let decimal = Literal::new_typed_literal("1.0", xsd::DECIMAL);
+        assert_eq!(
+            datatype(decimal.into()),
+            Some(xsd::DECIMAL.as_str().to_owned())
+        );
+        assert_eq!(datatype(Literal::new_simple_literal("1.0").into()), None);
+        let tagged = Literal::new_language_tagged_literal_unchecked("un", "fr");
+        assert_eq!(datatype(tagged.into()), None);
+        assert_eq!(
+            datatype(NamedNode::new_unchecked("http://e.com/T").into()),
+            None
+        );
     }
 
     #[test]

@@ -68,6 +68,7 @@ fn batched_terms_equal_terms_read_one_by_one() {
         Literal::new_language_tagged_literal_unchecked("mots", "fr").into(),
         Literal::new_typed_literal("2.5", oxrdf::vocab::xsd::DECIMAL).into(),
         Literal::new_typed_literal("2020-01-01", oxrdf::vocab::xsd::DATE).into(),
+        Literal::new_typed_literal("9.99", iri(8)).into(),
         Literal::from(12_i64).into(),
         iri(7).into(),
     ];
@@ -103,4 +104,71 @@ fn batched_terms_equal_terms_read_one_by_one() {
         .collect();
     assert_eq!(strings.iter().flatten().count(), 2);
     assert_eq!(reader.string_literals(&ids).expect("literals"), strings);
+    // Typed literals of the datatypes asked for; the inlined integer is not in the dictionary.
+    let usd = iri(8);
+    let wanted = [oxrdf::vocab::xsd::DECIMAL.as_str(), usd.as_str()];
+    let typed: Vec<Option<Literal>> = one_by_one
+        .iter()
+        .map(|t| match t {
+            Term::Literal(l) if wanted.contains(&l.datatype().as_str()) => Some(l.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(typed.iter().flatten().count(), 2);
+    let got = reader
+        .typed_literals(&ids, |datatype| wanted.contains(&datatype))
+        .expect("typed literals");
+    assert_eq!(got, typed);
+}
+
+proptest! {
+    #![proptest_config(proptest_config())]
+
+    /// Many ids close together are read by one sweep of the dictionary, ids far apart by
+    /// point reads: either way each comes back as read one by one, repeats and order kept.
+    #[test]
+    fn batched_terms_of_many_ids_equal_terms_read_one_by_one(
+        picks in prop::collection::vec(0..400usize, 0..300),
+        spread in 1..4usize,
+    ) {
+        let store = TempStore::new();
+        let mut transaction = store.transaction().expect("transaction");
+        for n in 0..400 {
+            // Literals of three datatypes between IRIs, so that the literals' ids have gaps.
+            let value: Term = match n % 3 {
+                0 => Literal::new_typed_literal(format!("{n}.5"), oxrdf::vocab::xsd::DECIMAL).into(),
+                1 => Literal::new_typed_literal(format!("{n}"), iri(9)).into(),
+                _ => Literal::new_simple_literal(format!("w{n}")).into(),
+            };
+            for _ in 0..spread {
+                let subject = iri(1000 + n * spread);
+                transaction
+                    .insert(Quad::new(subject, iri(2), value.clone(), GraphName::DefaultGraph).as_ref())
+                    .expect("insert");
+            }
+        }
+        transaction.commit().expect("commit");
+        let reader = store.reader();
+        let literal = |n: usize| reader.term_id(
+            match n % 3 {
+                0 => Literal::new_typed_literal(format!("{n}.5"), oxrdf::vocab::xsd::DECIMAL),
+                1 => Literal::new_typed_literal(format!("{n}"), iri(9)),
+                _ => Literal::new_simple_literal(format!("w{n}")),
+            }.as_ref().into()
+        ).expect("read").expect("stored");
+        let ids: Vec<TermId> = picks.iter().map(|n| literal(*n)).collect();
+        let one_by_one: Vec<Term> = ids.iter().map(|id| reader.term(*id).expect("term")).collect();
+        prop_assert_eq!(reader.terms(&ids).expect("terms"), one_by_one.clone());
+        let decimals: Vec<Option<Literal>> = one_by_one
+            .iter()
+            .map(|t| match t {
+                Term::Literal(l) if l.datatype() == oxrdf::vocab::xsd::DECIMAL => Some(l.clone()),
+                _ => None,
+            })
+            .collect();
+        let typed = reader
+            .typed_literals(&ids, |datatype| datatype == oxrdf::vocab::xsd::DECIMAL.as_str())
+            .expect("typed literals");
+        prop_assert_eq!(typed, decimals);
+    }
 }
