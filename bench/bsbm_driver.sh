@@ -19,7 +19,8 @@
 #   STORE   a lodestone store already holding DATA (else one is loaded into WORK)
 #   OXIGRAPH_STORE, VIRTUOSO_DB  likewise for the others (else loaded into WORK; the loads
 #           take 5–15 minutes each at 35 M triples)
-#   RUNS [500] and WARMUP [50] mixes per run; CLIENTS ["1 4"]; LOADERS [2] Virtuoso loaders
+#   RUNS [500] and WARMUP [50] mixes per run; CLIENTS ["1 4"] (empty: load the stores
+#   that are missing and run nothing, so that the runs can wait for an idle machine); LOADERS [2] Virtuoso loaders
 #   (rdf_loader_run) in parallel
 # Every server runs under `nice -n 10`; nothing is left running at the end.
 set -euo pipefail
@@ -31,7 +32,7 @@ TOOL=${TOOL:-$repo/../shared/tools/bsbm}
 WORK=${WORK:-/tmp/bsbm-driver}
 RUNS=${RUNS:-500}
 WARMUP=${WARMUP:-50}
-CLIENTS=${CLIENTS:-1 4}
+CLIENTS=${CLIENTS-1 4}
 LOADERS=${LOADERS:-2}
 OXIGRAPH=${OXIGRAPH:-/work/bsbmdata/venv/bin/oxigraph}
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$HOME/.cache/lodestone-target}
