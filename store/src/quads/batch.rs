@@ -13,6 +13,7 @@ use crate::encoding::{
 use crate::error::{CorruptionError, StoreError};
 use crate::kv::Table;
 use crate::quads::reader::{group_by_subject, Reader};
+use crate::quads::walk::{advance_to, STEPS_BEFORE_SEEK};
 use oxrdf::vocab::xsd;
 use oxrdf::{Literal, Term};
 use std::ops::{Range, RangeInclusive};
@@ -176,8 +177,8 @@ impl<'a> Reader<'a> {
         Ok(out)
     }
 
-    /// Calls `visit` with the dictionary bytes of each id of `ids` (ascending; repeats are
-    /// visited once), by one forward pass over the dictionary: an entry a few places ahead
+    /// Calls `visit` with the dictionary bytes of each id of `ids` (ascending, without
+    /// repeats), by one forward pass over the dictionary: an entry a few places ahead
     /// is reached by stepping to it, a farther one by a seek. Batched point reads
     /// (`MultiGet`) cost about a seek per id however close the ids are; ranges of a facet
     /// decode a million dictionary literals, a few entries apart, and a text index build
@@ -188,26 +189,14 @@ impl<'a> Reader<'a> {
         mut visit: impl FnMut(TermId, &[u8]) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
         let mut iter = self.raw_iterator(Table::IdToTerm, None);
-        let mut last: Option<TermId> = None;
-        for &id in ids {
-            if last == Some(id) {
-                continue;
-            }
+        for (at, &id) in ids.iter().enumerate() {
             let key = id.to_be_bytes();
-            if last.is_none() {
+            if at == 0 {
                 iter.seek(key);
             } else {
-                let mut steps = 0;
-                while steps < SWEEP_STEPS && iter.key().is_some_and(|k| k < key.as_slice()) {
-                    iter.next();
-                    steps += 1;
-                }
-                if iter.key().is_some_and(|k| k < key.as_slice()) {
-                    iter.seek(key);
-                }
+                advance_to(&mut iter, &key);
             }
             iter.status()?;
-            last = Some(id);
             match (iter.key(), iter.value()) {
                 (Some(k), Some(bytes)) if k == key.as_slice() => visit(id, bytes)?,
                 _ => return Err(missing_entry(id)),
@@ -227,7 +216,7 @@ fn is_dense(ids: &[TermId]) -> bool {
     match (ids.first(), ids.last()) {
         (Some(first), Some(last)) if ids.len() >= SWEEP_MIN_IDS => {
             let span = last.as_u64() - first.as_u64();
-            span / (ids.len() as u64 - 1) <= SWEEP_STEPS as u64
+            span / (ids.len() as u64 - 1) <= STEPS_BEFORE_SEEK as u64
         }
         _ => false,
     }
@@ -235,10 +224,6 @@ fn is_dense(ids: &[TermId]) -> bool {
 
 /// Fewer ids than this are read with point reads whatever their spacing.
 const SWEEP_MIN_IDS: usize = 64;
-
-/// Entries a sweep of the dictionary steps over before it seeks instead: stepping to the
-/// next entry of a block costs a small part of a seek.
-const SWEEP_STEPS: usize = 32;
 
 /// The subject id of an SPOG key.
 fn subject_of_key(key: &[u8]) -> Result<TermId, StoreError> {

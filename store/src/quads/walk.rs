@@ -270,7 +270,7 @@ fn visit_run(
 
 /// Moves forward to the first key at or after `target`: steps while the keys are near, then
 /// seeks.
-fn advance_to(iter: &mut DBRawIterator<'_>, target: &[u8; 8]) {
+pub(crate) fn advance_to(iter: &mut DBRawIterator<'_>, target: &[u8; 8]) {
     for _ in 0..STEPS_BEFORE_SEEK {
         match iter.key() {
             Some(key) if key < target.as_slice() => iter.next(),
