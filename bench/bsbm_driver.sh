@@ -19,6 +19,7 @@
 #   STORE   a lodestone store already holding DATA (else one is loaded into WORK)
 #   OXIGRAPH_STORE, VIRTUOSO_DB  likewise for the others (else loaded into WORK; the loads
 #           take 5–15 minutes each at 35 M triples)
+#   LODESTONE_BIN  a lodestone binary to run instead of building this tree's (to compare builds)
 #   RUNS [500] and WARMUP [50] mixes per run; CLIENTS ["1 4"] (empty: load the stores
 #   that are missing and run nothing, so that the runs can wait for an idle machine); LOADERS [2] Virtuoso loaders
 #   (rdf_loader_run) in parallel
@@ -125,10 +126,14 @@ PY
 for system in $systems; do
   case "$system" in
   lodestone)
-    cargo build --release -q -p lodestone-server
-    # A copy: the server re-executes itself (allocator settings), which fails if a build
-    # replaces the target folder's binary meanwhile.
-    cp "$CARGO_TARGET_DIR/release/lodestone" "$WORK/lodestone-bin"
+    if [ -n "${LODESTONE_BIN:-}" ]; then
+      cp "$LODESTONE_BIN" "$WORK/lodestone-bin"
+    else
+      cargo build --release -q -p lodestone-server
+      # A copy: the server re-executes itself (allocator settings), which fails if a build
+      # replaces the target folder's binary meanwhile.
+      cp "$CARGO_TARGET_DIR/release/lodestone" "$WORK/lodestone-bin"
+    fi
     bin=$WORK/lodestone-bin
     store=${STORE:-$WORK/lodestone}
     if [ ! -e "$store" ]; then

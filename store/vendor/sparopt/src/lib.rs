@@ -8,4 +8,5 @@ pub use crate::optimizer::Optimizer;
 
 pub mod algebra;
 mod optimizer;
+mod repeated_rows; // Lodestone patch
 mod type_inference;

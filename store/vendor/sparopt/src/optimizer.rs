@@ -16,7 +16,9 @@ impl Optimizer {
     pub fn optimize_graph_pattern(pattern: GraphPattern) -> GraphPattern {
         let pattern = Self::normalize_pattern(pattern, &VariableTypes::default());
         let pattern = Self::reorder_joins(pattern, &VariableTypes::default());
-        Self::push_filters(pattern, Vec::new(), &VariableTypes::default())
+        let pattern = Self::push_filters(pattern, Vec::new(), &VariableTypes::default());
+        // Lodestone patch: repeats that a DISTINCT drops go before for-loop joins.
+        crate::repeated_rows::drop_repeated_rows(pattern)
     }
 
     /// Normalize the pattern, discarding any join ordering information
