@@ -64,6 +64,10 @@ pub(super) fn reindex(args: &ReindexArgs) -> anyhow::Result<()> {
         report.sequence
     );
     let merging = std::time::Instant::now();
+    let segments = index.segment_count();
+    if segments > 1 {
+        println!("merging {segments} segments into one");
+    }
     index.wait_for_merge();
     println!(
         "merged into {} segment(s) in {:.2} s",
