@@ -167,6 +167,14 @@ impl TermId {
         (low <= high).then_some((id(low)?, id(high)?))
     }
 
+    /// The value of an inlined `xsd:integer`, without its lexical form.
+    pub fn inline_integer(self) -> Option<i64> {
+        (self.kind() == TermKind::Integer)
+            .then(|| i64::try_from(self.payload()).ok())
+            .flatten()
+            .map(|payload| payload - INTEGER_OFFSET)
+    }
+
     /// The term itself when it is inlined in the id (no dictionary needed).
     pub fn decode_inline(self) -> Option<Term> {
         match self.kind() {
@@ -176,10 +184,9 @@ impl TermId {
                 )
                 .into(),
             ),
-            TermKind::Integer => {
-                let value = i64::try_from(self.payload()).ok()? - INTEGER_OFFSET;
-                Some(Literal::new_typed_literal(value.to_string(), xsd::INTEGER).into())
-            }
+            TermKind::Integer => Some(
+                Literal::new_typed_literal(self.inline_integer()?.to_string(), xsd::INTEGER).into(),
+            ),
             TermKind::Boolean => Some(Literal::from(self.payload() != 0).into()),
             _ => None,
         }
@@ -357,6 +364,17 @@ mod tests {
         assert!(id(-1) < id(0));
         assert!(id(0) < id(7));
         assert!(id(7) < id(1 << 40));
+    }
+
+    #[test]
+    fn inlined_integers_give_their_values_back() {
+        for v in [-(1 << 40), -1, 0, 7, 1 << 40] {
+            let id = inline_id(Literal::from(v).as_ref().into()).expect("inlined");
+            assert_eq!(id.inline_integer(), Some(v));
+        }
+        let boolean = inline_id(Literal::from(true).as_ref().into()).expect("inlined");
+        assert_eq!(boolean.inline_integer(), None);
+        assert_eq!(TermId::new(TermKind::Literal, 3).inline_integer(), None);
     }
 
     #[test]

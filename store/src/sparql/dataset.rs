@@ -5,7 +5,7 @@ use crate::encoding::{EncodedQuad, TermId, TermKind};
 use crate::error::StoreError;
 use crate::quads::reader::Reader;
 use oxrdf::Term;
-use spareval::{InternalQuad, NumericRange, QueryableDataset};
+use spareval::{ExpressionTerm, InternalQuad, NumericRange, QueryableDataset};
 
 fn internal_quad(quad: EncodedQuad) -> InternalQuad<TermId> {
     InternalQuad {
@@ -85,5 +85,15 @@ impl<'a, 'db: 'a> QueryableDataset<'a> for &'a Reader<'db> {
 
     fn externalize_term(&self, term: TermId) -> Result<Term, StoreError> {
         self.term(term)
+    }
+
+    fn externalize_expression_term(&self, term: TermId) -> Result<ExpressionTerm, StoreError> {
+        // An inlined integer goes to the expression as its value: a filter comparing numbers
+        // (BSBM's Q5, each candidate's two properties) decoded each one through its lexical
+        // form, a string allocated and parsed back.
+        if let Some(value) = term.inline_integer() {
+            return Ok(ExpressionTerm::IntegerLiteral(value.into()));
+        }
+        Ok(self.term(term)?.into())
     }
 }
