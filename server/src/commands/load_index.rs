@@ -45,8 +45,13 @@ pub(super) fn build(store: &Store, data: &Path, settings: IndexSettings) -> anyh
         before,
         documents.saturating_sub(before) as f64 / seconds
     );
-    // A new index merges its segments into one in the background; the process waits for it
-    // (at 100 M quads, six minutes without a line before this one was printed).
+    wait_for_merge(&index);
+    Ok(())
+}
+
+/// Waits for the merge a new index runs in the background, saying so before and after (at
+/// 100 M quads it takes six minutes).
+pub(super) fn wait_for_merge(index: &TextIndex) {
     let merging = Instant::now();
     let segments = index.segment_count();
     if segments > 1 {
@@ -58,7 +63,6 @@ pub(super) fn build(store: &Store, data: &Path, settings: IndexSettings) -> anyh
         index.segment_count(),
         merging.elapsed().as_secs_f64()
     );
-    Ok(())
 }
 
 /// Shows the running build's progress until `done`.

@@ -63,17 +63,7 @@ pub(super) fn reindex(args: &ReindexArgs) -> anyhow::Result<()> {
         report.entities as f64 / seconds,
         report.sequence
     );
-    let merging = std::time::Instant::now();
-    let segments = index.segment_count();
-    if segments > 1 {
-        println!("merging {segments} segments into one");
-    }
-    index.wait_for_merge();
-    println!(
-        "merged into {} segment(s) in {:.2} s",
-        index.segment_count(),
-        merging.elapsed().as_secs_f64()
-    );
+    super::load_index::wait_for_merge(&index);
     Ok(())
 }
 

@@ -169,10 +169,10 @@ impl TermId {
 
     /// The value of an inlined `xsd:integer`, without its lexical form.
     pub fn inline_integer(self) -> Option<i64> {
-        (self.kind() == TermKind::Integer)
-            .then(|| i64::try_from(self.payload()).ok())
-            .flatten()
-            .map(|payload| payload - INTEGER_OFFSET)
+        if self.kind() != TermKind::Integer {
+            return None;
+        }
+        Some(i64::try_from(self.payload()).ok()? - INTEGER_OFFSET)
     }
 
     /// The term itself when it is inlined in the id (no dictionary needed).

@@ -10,7 +10,7 @@
 //! out of the outer `DISTINCT`, in the same order (a hash `DISTINCT` keeps each row's first
 //! occurrence, and a stable sort keeps first occurrences first).
 
-use crate::algebra::{Expression, GraphPattern, OrderExpression};
+use crate::algebra::{GraphPattern, OrderExpression};
 use crate::type_inference::{VariableTypes, infer_graph_pattern_types};
 use oxrdf::Variable;
 use std::collections::HashSet;
@@ -55,7 +55,7 @@ fn rewrite(pattern: GraphPattern, needed: Option<&HashSet<Variable>>) -> GraphPa
             GraphPattern::project(rewrite(*inner, inner_needed.as_ref()), variables)
         }
         GraphPattern::Filter { expression, inner } => {
-            let inner_needed = with_expression(needed, &expression);
+            let inner_needed = with(needed, expression.used_variables());
             GraphPattern::filter(rewrite(*inner, inner_needed.as_ref()), expression)
         }
         GraphPattern::Extend {
@@ -63,18 +63,15 @@ fn rewrite(pattern: GraphPattern, needed: Option<&HashSet<Variable>>) -> GraphPa
             variable,
             expression,
         } => {
-            let inner_needed = with_expression(needed, &expression);
+            let inner_needed = with(needed, expression.used_variables());
             GraphPattern::extend(rewrite(*inner, inner_needed.as_ref()), variable, expression)
         }
         GraphPattern::OrderBy { inner, expression } => {
-            let inner_needed = needed.map(|needed| {
-                let mut needed = needed.clone();
-                for key in &expression {
-                    let (OrderExpression::Asc(e) | OrderExpression::Desc(e)) = key;
-                    needed.extend(e.used_variables().into_iter().cloned());
-                }
-                needed
+            let keys = expression.iter().flat_map(|key| {
+                let (OrderExpression::Asc(e) | OrderExpression::Desc(e)) = key;
+                e.used_variables()
             });
+            let inner_needed = with(needed, keys);
             GraphPattern::order_by(rewrite(*inner, inner_needed.as_ref()), expression)
         }
         GraphPattern::Union { inner } => GraphPattern::union_all(
@@ -88,8 +85,8 @@ fn rewrite(pattern: GraphPattern, needed: Option<&HashSet<Variable>>) -> GraphPa
             right,
             algorithm,
         } => {
-            let left_needed = with_pattern(needed, &right);
-            let right_needed = with_pattern(needed, &left);
+            let left_needed = with(needed, used_variables(&right));
+            let right_needed = with(needed, used_variables(&left));
             GraphPattern::join(
                 rewrite(*left, left_needed.as_ref()),
                 rewrite(*right, right_needed.as_ref()),
@@ -99,7 +96,7 @@ fn rewrite(pattern: GraphPattern, needed: Option<&HashSet<Variable>>) -> GraphPa
         #[cfg(feature = "sep-0006")]
         GraphPattern::Lateral { left, right } => {
             let right = rewrite(*right, needed);
-            let Some(left_needed) = with_pattern(needed, &right) else {
+            let Some(left_needed) = with(needed, used_variables(&right)) else {
                 return GraphPattern::lateral(rewrite(*left, None), right);
             };
             let droppable = bound_variables(&left)
@@ -134,26 +131,14 @@ fn bound_variables(pattern: &GraphPattern) -> HashSet<Variable> {
         .collect()
 }
 
-/// `needed` and the variables `expression` reads.
-fn with_expression(
+/// `needed` and `variables`, when under a `DISTINCT`.
+fn with<'a>(
     needed: Option<&HashSet<Variable>>,
-    expression: &Expression,
+    variables: impl IntoIterator<Item = &'a Variable>,
 ) -> Option<HashSet<Variable>> {
     needed.map(|needed| {
         let mut needed = needed.clone();
-        needed.extend(expression.used_variables().into_iter().cloned());
-        needed
-    })
-}
-
-/// `needed` and the variables `pattern` uses.
-fn with_pattern(
-    needed: Option<&HashSet<Variable>>,
-    pattern: &GraphPattern,
-) -> Option<HashSet<Variable>> {
-    needed.map(|needed| {
-        let mut needed = needed.clone();
-        needed.extend(used_variables(pattern).into_iter().cloned());
+        needed.extend(variables.into_iter().cloned());
         needed
     })
 }

@@ -339,11 +339,7 @@ impl<'a, D: QueryableDataset<'a>> RangeJoinIterator<'a, D> {
         // Most rows have no object in the range: they end here without an allocation each.
         Box::new(rows.into_iter().flat_map(move |row| match row {
             Ok(row) if read.joins(&row) => {
-                let values = row
-                    .get(read.subject)
-                    .and_then(|s| objects.get(s))
-                    .filter(|values| !values.is_empty())
-                    .cloned();
+                let values = row.get(read.subject).and_then(|s| objects.get(s)).cloned();
                 RowJoin::Objects {
                     row,
                     object: read.object,
