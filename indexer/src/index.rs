@@ -11,6 +11,7 @@ use crate::analysis::register_analyzers;
 use crate::build::{snapshot_readers, FullBuild};
 use crate::document::{Batch, DocumentBuilder, Vocabulary};
 use crate::error::IndexError;
+use crate::folder::IndexFolder;
 use crate::generation::Searchable;
 use crate::progress::{BuildKind, BuildProgress, Running, Tracker};
 use crate::schema::Fields;
@@ -92,7 +93,7 @@ impl TextIndex {
         let path = path.as_ref().to_path_buf();
         let (schema, fields) = Fields::build();
         let existing = if path.join("meta.json").exists() {
-            match Index::open_in_dir(&path) {
+            match Index::open(IndexFolder::open(&path)?) {
                 Ok(index) if index.schema() == schema => read_payload(&index)?
                     .filter(|(_, fingerprint)| *fingerprint == settings.fingerprint())
                     .map(|(sequence, _)| (index, sequence)),
@@ -108,7 +109,9 @@ impl TextIndex {
                     std::fs::remove_dir_all(&path)?;
                 }
                 std::fs::create_dir_all(&path)?;
-                (Index::create_in_dir(&path, schema)?, NEVER_BUILT)
+                let folder = IndexFolder::open(&path)?;
+                let index = Index::create(folder, schema, tantivy::IndexSettings::default())?;
+                (index, NEVER_BUILT)
             }
         };
         register_analyzers(index.tokenizers(), &settings.stop_words);

@@ -13,6 +13,7 @@ mod build;
 mod document;
 mod entity;
 mod error;
+mod folder;
 mod follower;
 mod form_cost;
 mod generation;
