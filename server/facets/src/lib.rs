@@ -35,6 +35,7 @@ pub mod json;
 pub mod labels;
 pub mod model;
 pub mod planner;
+pub mod range_parts;
 pub mod range_values;
 pub mod ranges;
 pub mod response;

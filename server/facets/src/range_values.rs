@@ -16,6 +16,7 @@ use crate::budget::{Deadline, Ticker};
 use crate::compare::is_numeric_type;
 use crate::error::EngineError;
 use crate::executor::FocusSet;
+use crate::range_parts;
 use crate::scan::{self, End, Members};
 use lodestone_store::{Distinct, Reader, TermId, TermKind};
 use oxrdf::vocab::xsd;
@@ -91,6 +92,16 @@ pub enum Read {
 }
 
 impl Read {
+    /// Each value read; a value of [`Read::Pairs`] once per pair.
+    pub fn values(&self) -> impl Iterator<Item = TermId> + '_ {
+        let (per_value, pairs) = match self {
+            Self::PerValue(counts) => (Some(counts), None),
+            Self::Pairs(pairs) => (None, Some(pairs)),
+        };
+        let per_value = per_value.into_iter().flatten().map(|(value, _)| *value);
+        per_value.chain(pairs.into_iter().flatten().map(|(_, value)| *value))
+    }
+
     /// Calls `visit` with each value and the number of (entity, value) pairs having it; a
     /// value of [`Read::Pairs`] comes once per pair.
     pub fn for_each(&self, mut visit: impl FnMut(TermId, u64)) {
@@ -99,6 +110,35 @@ impl Read {
             Self::Pairs(pairs) => pairs.iter().for_each(|(_, v)| visit(*v, 1)),
         }
     }
+}
+
+/// The values of `property` (in `graph` when given) for `entities`, read ([`read`]) and
+/// decoded ([`decode`]); the flag is false when the entities were not all known or the time
+/// ran out (then the values read and decoded so far). A long scan of a functional property is
+/// read and decoded on two threads ([`crate::range_parts`]).
+pub fn read_decoded(
+    reader: &Reader<'_>,
+    entities: Entities<'_>,
+    property: TermId,
+    graph: Option<TermId>,
+    deadline: Deadline,
+) -> Result<(Read, Values, bool), EngineError> {
+    if graph.is_none() {
+        let parts = range_parts::read_in_parts(
+            reader,
+            entities,
+            property,
+            deadline,
+            range_parts::QUADS_TO_SPLIT,
+        )?;
+        if let Some((counts, values, all)) = parts {
+            return Ok((Read::PerValue(counts), values, all && entities.complete()));
+        }
+    }
+    let mut ticker = Ticker::new(deadline);
+    let (read, read_all) = read(reader, entities, property, graph, &mut ticker)?;
+    let (values, decoded_all) = decode(reader, &read, deadline)?;
+    Ok((read, values, read_all && decoded_all))
 }
 
 /// Reads the values of `property` (in `graph` when given) for `entities`; the flag is false
@@ -129,7 +169,7 @@ pub fn read(
 
 /// Whether every subject of `property` has exactly one quad of it (in all graphs together),
 /// so that it has one value.
-fn is_functional(reader: &Reader<'_>, property: TermId) -> Result<bool, EngineError> {
+pub(crate) fn is_functional(reader: &Reader<'_>, property: TermId) -> Result<bool, EngineError> {
     let quads = reader.usage(property)?.as_predicate;
     Ok(quads > 0 && reader.distinct_count(Distinct::PredicateSubjects, property)? == quads)
 }
@@ -185,13 +225,13 @@ fn per_value(
 /// enough (a hash map of a million distinct prices cost more than the scan that fed it).
 /// Values in any other order are sorted and merged at the end.
 #[derive(Debug, Default)]
-struct ValueCounts {
+pub(crate) struct ValueCounts {
     runs: Vec<(TermId, u64)>,
     in_order: bool,
 }
 
 impl ValueCounts {
-    fn add(&mut self, value: TermId) {
+    pub(crate) fn add(&mut self, value: TermId) {
         match self.runs.last_mut() {
             Some((last, n)) if *last == value => *n += 1,
             Some((last, _)) => {
@@ -206,7 +246,7 @@ impl ValueCounts {
     }
 
     /// Per distinct value, its count, in value order.
-    fn into_sorted(mut self) -> Vec<(TermId, u64)> {
+    pub(crate) fn into_sorted(mut self) -> Vec<(TermId, u64)> {
         if !self.in_order {
             self.runs.sort_unstable_by_key(|(value, _)| *value);
             self.runs.dedup_by(|next, kept| {
@@ -240,23 +280,34 @@ pub fn decode(
     read: &Read,
     deadline: Deadline,
 ) -> Result<(Values, bool), EngineError> {
+    decode_values(reader, read.values(), deadline)
+}
+
+/// [`decode`] of the values `ids` (in any order, repeats allowed).
+pub(crate) fn decode_values(
+    reader: &Reader<'_>,
+    ids: impl Iterator<Item = TermId>,
+    deadline: Deadline,
+) -> Result<(Values, bool), EngineError> {
     let ranged = |term: Term| match term {
         Term::Literal(l) => Family::of(&l).map(|f| (f, l)),
         _ => None,
     };
     let mut values = Values::default();
     let mut stored: Vec<TermId> = Vec::new();
-    read.for_each(|value, _| match value.kind() {
-        TermKind::Integer => {
-            if let Entry::Vacant(slot) = values.entry(value) {
-                if let Some(ranged) = value.decode_inline().and_then(ranged) {
-                    slot.insert(ranged);
+    for value in ids {
+        match value.kind() {
+            TermKind::Integer => {
+                if let Entry::Vacant(slot) = values.entry(value) {
+                    if let Some(ranged) = value.decode_inline().and_then(ranged) {
+                        slot.insert(ranged);
+                    }
                 }
             }
+            TermKind::Literal => stored.push(value),
+            _ => {}
         }
-        TermKind::Literal => stored.push(value),
-        _ => {}
-    });
+    }
     stored.sort_unstable();
     stored.dedup();
     for batch in stored.chunks(DECODE_BATCH) {

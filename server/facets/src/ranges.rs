@@ -16,7 +16,7 @@
 //! are read and decoded by [`crate::range_values`] (counted per value when the property has
 //! one value per entity).
 
-use crate::budget::{Deadline, Ticker};
+use crate::budget::Deadline;
 use crate::compare::{compare, is_integer_type};
 use crate::error::EngineError;
 use crate::range_values::{self, Entities, Read, Values};
@@ -91,10 +91,8 @@ pub fn compute(
             complete: entities.complete(),
         });
     };
-    let mut ticker = Ticker::new(deadline);
-    let (read, read_all) = range_values::read(reader, entities, property, graph, &mut ticker)?;
-    let (values, decoded_all) = range_values::decode(reader, &read, deadline)?;
-    let complete = read_all && decoded_all;
+    let (read, values, complete) =
+        range_values::read_decoded(reader, entities, property, graph, deadline)?;
     let Some(family) = dominant_family(&read, &values) else {
         return Ok(RangeRows {
             buckets: Vec::new(),
@@ -490,6 +488,7 @@ mod tests {
 #[cfg(test)]
 mod value_tests {
     use super::*;
+    use crate::budget::Ticker;
     use crate::executor::FocusSet;
     use crate::range_values::read;
     use lodestone_store::TermId;

@@ -8,7 +8,7 @@
 use super::TermId;
 
 /// Length of a quad key: four 8-byte ids.
-pub(super) const QUAD_KEY_LEN: usize = 32;
+pub(crate) const QUAD_KEY_LEN: usize = 32;
 
 /// A quad as four term ids; the graph is [`TermId::DEFAULT_GRAPH`] for the default graph.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

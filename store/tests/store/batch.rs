@@ -14,6 +14,85 @@ proptest! {
     #![proptest_config(proptest_config())]
 
     #[test]
+    fn a_predicates_scan_cut_by_object_is_its_whole_scan(
+        quads in prop::collection::vec((0..30usize, 0..3usize, 0..60usize, 0..3usize), 0..300),
+        cuts in prop::collection::vec(any::<u64>(), 0..5),
+    ) {
+        let store = TempStore::new();
+        let mut transaction = store.transaction().expect("transaction");
+        for (s, p, o, kind) in &quads {
+            let object: Term = match kind {
+                0 => iri(*o).into(),
+                1 => Literal::from(*o as i64).into(),
+                _ => Literal::new_simple_literal(format!("v{o}")).into(),
+            };
+            let graph = if s % 2 == 0 { GraphName::DefaultGraph } else { iri(200).into() };
+            let quad = Quad::new(iri(*s), iri(100 + p), object, graph);
+            transaction.insert(quad.as_ref()).expect("insert");
+        }
+        transaction.commit().expect("commit");
+        let reader = store.reader();
+        let sibling = reader.sibling().expect("sequence").expect("nothing committed since");
+        for p in 0..3 {
+            let Some(predicate) = reader.term_id(iri(100 + p).as_ref().into()).expect("id") else {
+                continue;
+            };
+            let expected: Vec<EncodedQuad> = reader
+                .quads_for_pattern(None, Some(predicate), None, None)
+                .collect::<Result<_, _>>()
+                .expect("scan");
+            let span = reader.object_span(predicate).expect("span").expect("quads");
+            prop_assert_eq!(Some(*span.start()), expected.first().map(|q| q.object));
+            prop_assert_eq!(Some(*span.end()), expected.last().map(|q| q.object));
+            let (first, last) = (span.start().as_u64(), span.end().as_u64());
+            let mut bounds: Vec<u64> =
+                cuts.iter().map(|c| first + c % (last - first + 1)).collect();
+            bounds.push(first);
+            bounds.sort_unstable();
+            let mut got = Vec::new();
+            for (i, from) in bounds.iter().enumerate() {
+                let until = bounds.get(i + 1).copied();
+                // The parts alternate between the two readers of one state.
+                let part = if i % 2 == 0 { &reader } else { &sibling };
+                for quad in part.predicate_quads_from(predicate, TermId::from_u64(*from)) {
+                    let quad = quad.expect("quad");
+                    if until.is_some_and(|u| quad.object.as_u64() >= u) {
+                        break;
+                    }
+                    got.push(quad);
+                }
+            }
+            prop_assert_eq!(got, expected);
+        }
+    }
+
+    #[test]
+    fn a_sibling_reads_what_its_reader_reads_and_none_is_made_after_a_commit(
+        values in prop::collection::vec(0..50usize, 1..40),
+    ) {
+        let store = TempStore::new();
+        let insert = |n: usize| {
+            let mut transaction = store.transaction().expect("transaction");
+            let quad = Quad::new(iri(n), iri(100), iri(n + 1), GraphName::DefaultGraph);
+            transaction.insert(quad.as_ref()).expect("insert");
+            transaction.commit().expect("commit");
+        };
+        for v in &values {
+            insert(*v);
+        }
+        let reader = store.reader();
+        let sibling = reader.sibling().expect("sequence").expect("same state");
+        let all = |r: &lodestone_store::Reader<'_>| {
+            r.quads_for_pattern(None, None, None, None)
+                .collect::<Result<Vec<_>, _>>()
+                .expect("scan")
+        };
+        prop_assert_eq!(all(&reader), all(&sibling));
+        insert(1_000);
+        prop_assert!(reader.sibling().expect("sequence").is_none());
+    }
+
+    #[test]
     fn subject_ranges_cover_the_iri_subjects_once(
         quads in prop::collection::vec((0..40usize, 0..4usize, 0..40usize, any::<bool>()), 0..300),
         cuts in prop::collection::vec(any::<u64>(), 0..6),

@@ -18,6 +18,7 @@ use std::cell::RefCell;
 use std::sync::Arc;
 
 mod iris;
+mod object_span;
 mod statistics;
 mod terms;
 
@@ -30,6 +31,7 @@ const COMPACT_GRAPH_CACHE_QUADS: usize = 1 << 16;
 /// created. Terms met only during a query (computed values, constants absent from the store)
 /// get transient ids that live as long as the reader.
 pub struct Reader<'a> {
+    database: &'a Database,
     db: &'a DB,
     /// Idle iterators of each index order, reused by later scans: creating a RocksDB iterator
     /// costs more than a short scan. Declared before the snapshot, which they read, so that
@@ -70,6 +72,7 @@ impl<'a> Reader<'a> {
         crate::kv::quiet_perf_counters();
         let db = database.db();
         Self {
+            database,
             db,
             idle: RefCell::default(),
             snapshot: db.snapshot(),
@@ -78,6 +81,17 @@ impl<'a> Reader<'a> {
             decoded: database.decoded_terms(),
             class_predicates: database.keeps_class_predicates(),
         }
+    }
+
+    /// A second reader of the same committed state, for work split among threads; `None`
+    /// when the store committed since this reader was made (its sequence moved on) or this
+    /// reader sees a transaction's changes.
+    pub fn sibling(&self) -> Result<Option<Reader<'a>>, StoreError> {
+        if self.overlay.is_some() {
+            return Ok(None);
+        }
+        let sibling = Reader::new(self.database, None);
+        Ok((sibling.sequence()? == self.sequence()?).then_some(sibling))
     }
 
     fn cf(&self, table: Table) -> &'a ColumnFamily {
