@@ -131,9 +131,10 @@ impl Directory for IndexFolder {
     }
 }
 
-/// A file read with `pread` through a window: a read that goes on past the window reads
-/// [`WINDOW`] bytes from where it starts, so reading a file in order costs a system call per
-/// window; a read back before the window, or one larger than it, reads just what it asks.
+/// A file read with `pread` through a window: a read outside the window reads [`WINDOW`]
+/// bytes from where it starts, so reading a file in order costs a system call per window; a
+/// read larger than the window reads just what it asks. (A file's first reads are often its
+/// footer, at the end: the window then moves back to where the reading in order starts.)
 struct StreamedFile {
     file: File,
     len: usize,
@@ -197,7 +198,7 @@ impl FileHandle for StreamedFile {
                 .bytes
                 .slice(range.start - held.start..range.end - held.start));
         }
-        if range.start < held.start || range.len() >= WINDOW {
+        if range.len() >= WINDOW {
             return self.read_exactly(range);
         }
         let end = (range.start + WINDOW).min(self.len);
