@@ -2,7 +2,7 @@
 //!
 //! A `ranges` view over millions of entities spends its time reading the property's quads in
 //! `posg` and decoding its distinct values (5.7 M prices of BSBM's offers at 100 M quads: a
-//! second on one thread). The property's objects are cut into [`PARTS`] ranges of ids; two
+//! second on one thread). The property's objects are cut into 256 ranges of ids; two
 //! threads, each with a reader of the same snapshot ([`Reader::sibling`]), take the next
 //! part in turn, count the entities per value in it and decode its values. Ids are handed out
 //! in the order terms were first seen, so the quads crowd in some parts (the prices an early

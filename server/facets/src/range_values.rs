@@ -16,7 +16,6 @@ use crate::budget::{Deadline, Ticker};
 use crate::compare::is_numeric_type;
 use crate::error::EngineError;
 use crate::executor::FocusSet;
-use crate::range_parts;
 use crate::scan::{self, End, Members};
 use lodestone_store::{Distinct, Reader, TermId, TermKind};
 use oxrdf::vocab::xsd;
@@ -110,35 +109,6 @@ impl Read {
             Self::Pairs(pairs) => pairs.iter().for_each(|(_, v)| visit(*v, 1)),
         }
     }
-}
-
-/// The values of `property` (in `graph` when given) for `entities`, read ([`read`]) and
-/// decoded ([`decode`]); the flag is false when the entities were not all known or the time
-/// ran out (then the values read and decoded so far). A long scan of a functional property is
-/// read and decoded on two threads ([`crate::range_parts`]).
-pub fn read_decoded(
-    reader: &Reader<'_>,
-    entities: Entities<'_>,
-    property: TermId,
-    graph: Option<TermId>,
-    deadline: Deadline,
-) -> Result<(Read, Values, bool), EngineError> {
-    if graph.is_none() {
-        let parts = range_parts::read_in_parts(
-            reader,
-            entities,
-            property,
-            deadline,
-            range_parts::QUADS_TO_SPLIT,
-        )?;
-        if let Some((counts, values, all)) = parts {
-            return Ok((Read::PerValue(counts), values, all && entities.complete()));
-        }
-    }
-    let mut ticker = Ticker::new(deadline);
-    let (read, read_all) = read(reader, entities, property, graph, &mut ticker)?;
-    let (values, decoded_all) = decode(reader, &read, deadline)?;
-    Ok((read, values, read_all && decoded_all))
 }
 
 /// Reads the values of `property` (in `graph` when given) for `entities`; the flag is false

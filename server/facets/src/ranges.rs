@@ -16,9 +16,10 @@
 //! are read and decoded by [`crate::range_values`] (counted per value when the property has
 //! one value per entity).
 
-use crate::budget::Deadline;
+use crate::budget::{Deadline, Ticker};
 use crate::compare::{compare, is_integer_type};
 use crate::error::EngineError;
+use crate::range_parts;
 use crate::range_values::{self, Entities, Read, Values};
 use lodestone_store::{Reader, TermId};
 use oxrdf::vocab::xsd;
@@ -66,6 +67,35 @@ impl Bucket {
     }
 }
 
+/// The values of `property` (in `graph` when given) for `entities`, read ([`range_values::read`])
+/// and decoded ([`range_values::decode`]); the flag is false when the entities were not all known or the time
+/// ran out (then the values read and decoded so far). A long scan of a functional property is
+/// read and decoded on two threads ([`range_parts`]).
+fn read_decoded(
+    reader: &Reader<'_>,
+    entities: Entities<'_>,
+    property: TermId,
+    graph: Option<TermId>,
+    deadline: Deadline,
+) -> Result<(Read, Values, bool), EngineError> {
+    if graph.is_none() {
+        let parts = range_parts::read_in_parts(
+            reader,
+            entities,
+            property,
+            deadline,
+            range_parts::QUADS_TO_SPLIT,
+        )?;
+        if let Some((counts, values, all)) = parts {
+            return Ok((Read::PerValue(counts), values, all && entities.complete()));
+        }
+    }
+    let mut ticker = Ticker::new(deadline);
+    let (read, read_all) = range_values::read(reader, entities, property, graph, &mut ticker)?;
+    let (values, decoded_all) = range_values::decode(reader, &read, deadline)?;
+    Ok((read, values, read_all && decoded_all))
+}
+
 /// The buckets of a `ranges` view with their counts.
 #[derive(Debug, Default)]
 pub struct RangeRows {
@@ -91,8 +121,7 @@ pub fn compute(
             complete: entities.complete(),
         });
     };
-    let (read, values, complete) =
-        range_values::read_decoded(reader, entities, property, graph, deadline)?;
+    let (read, values, complete) = read_decoded(reader, entities, property, graph, deadline)?;
     let Some(family) = dominant_family(&read, &values) else {
         return Ok(RangeRows {
             buckets: Vec::new(),
@@ -488,7 +517,6 @@ mod tests {
 #[cfg(test)]
 mod value_tests {
     use super::*;
-    use crate::budget::Ticker;
     use crate::executor::FocusSet;
     use crate::range_values::read;
     use lodestone_store::TermId;
