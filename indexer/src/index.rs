@@ -13,6 +13,7 @@ use crate::document::{Batch, DocumentBuilder, Vocabulary};
 use crate::error::IndexError;
 use crate::folder::IndexFolder;
 use crate::generation::Searchable;
+use crate::merges::BuildMerge;
 use crate::progress::{BuildKind, BuildProgress, Running, Tracker};
 use crate::schema::Fields;
 use crate::search::IndexSearcher;
@@ -71,7 +72,7 @@ pub struct TextIndex {
     fields: Fields,
     settings: IndexSettings,
     /// `None` after a failure, until the next write opens a fresh one.
-    writer: Mutex<Option<IndexWriter<TantivyDocument>>>,
+    writer: Arc<Mutex<Option<IndexWriter<TantivyDocument>>>>,
     /// The reader and its searcher's open columns, replaced at each reload (shared with the
     /// thread of a merge, which reloads when it ends).
     searchable: Arc<Searchable>,
@@ -80,7 +81,7 @@ pub struct TextIndex {
     applied: AtomicU64,
     progress: (Mutex<()>, Condvar),
     failure: Mutex<Option<IndexFailure>>,
-    stopping: AtomicBool,
+    stopping: Arc<AtomicBool>,
     tracker: Tracker,
     /// The merge of a full build's segments, running on tantivy's merge thread.
     merging: Mutex<Option<JoinHandle<()>>>,
@@ -126,13 +127,13 @@ impl TextIndex {
             index,
             fields,
             settings,
-            writer: Mutex::new(Some(writer)),
+            writer: Arc::new(Mutex::new(Some(writer))),
             searchable: Arc::new(Searchable::new(reader)),
             vocabulary: SharedVocabulary::default(),
             applied: AtomicU64::new(applied),
             progress: (Mutex::new(()), Condvar::new()),
             failure: Mutex::new(None),
-            stopping: AtomicBool::new(false),
+            stopping: Arc::new(AtomicBool::new(false)),
             tracker: Tracker::default(),
             merging: Mutex::new(None),
         })
@@ -390,10 +391,9 @@ impl TextIndex {
             }
             .run(readers, on_progress)?;
             self.commit(writer, sequence, running)?;
-            self.merge_segments(writer);
-            writer.set_merge_policy(Box::<DefaultMergePolicy>::default());
             Ok((built.entities, built.quads))
         })?;
+        self.merge_segments();
         store.trim_changes(sequence)?;
         Ok(BuildReport {
             entities,
@@ -404,49 +404,41 @@ impl TextIndex {
     }
 
     /// Starts merging the committed segments into one, unless the index is stopping. A
-    /// full build leaves a segment per writer heap's worth of documents (16 at 35 M quads),
+    /// full build leaves a segment per writer heap's worth of documents (44 at 35 M quads),
     /// and every query term, typo automaton and fast-field column is looked up in each: a
-    /// label search took 12 ms on 16 segments where it takes 2 ms on one. The merge runs on
-    /// tantivy's merge thread while the built index answers; the reader moves to the merged
-    /// segment when it is done. A process that must not exit before it ends (`lodestone
-    /// load`, `reindex`) calls [`TextIndex::wait_for_merge`].
-    fn merge_segments(&self, writer: &mut IndexWriter<TantivyDocument>) {
-        let segments = match self.index.searchable_segment_ids() {
-            Ok(segments) => segments,
-            Err(error) => {
-                tracing::warn!(%error, "cannot list the text index's segments to merge them");
-                return;
+    /// label search took 12 ms on 16 segments where it takes 2 ms on one. The merges run on
+    /// tantivy's merge thread, in rounds of bounded memory ([`crate::merges`]), while the
+    /// built index answers; the reader moves to each round's segments as it ends. A process
+    /// that must not exit before they end (`lodestone load`, `reindex`) calls
+    /// [`TextIndex::wait_for_merge`].
+    fn merge_segments(&self) {
+        let restore_policy = || {
+            if let Some(writer) = &*self.writer.lock().unwrap_or_else(|e| e.into_inner()) {
+                writer.set_merge_policy(Box::<DefaultMergePolicy>::default());
             }
         };
-        if segments.len() < 2 || self.stopping.load(Ordering::Acquire) {
-            return;
+        if self.stopping.load(Ordering::Acquire) {
+            return restore_policy();
         }
-        let merge = writer.merge(&segments);
-        let searchable = Arc::clone(&self.searchable);
+        let merge = BuildMerge {
+            index: self.index.clone(),
+            root: self.path.clone(),
+            writer: Arc::clone(&self.writer),
+            searchable: Arc::clone(&self.searchable),
+            stopping: Arc::clone(&self.stopping),
+            bound: u64::try_from(self.settings.merge_memory_bytes).unwrap_or(u64::MAX),
+        };
         let spawned = std::thread::Builder::new()
             .name("text-merge".to_owned())
-            .spawn(move || {
-                let started = Instant::now();
-                match merge.wait() {
-                    Ok(_) => {
-                        if let Err(error) = searchable.reload() {
-                            tracing::warn!(%error, "cannot open the merged text index");
-                        }
-                        tracing::info!(
-                            segments = segments.len(),
-                            seconds = started.elapsed().as_secs_f64(),
-                            "text index segments merged into one"
-                        );
-                    }
-                    // A later build or a stopping writer drops the merge: nothing is lost.
-                    Err(error) => tracing::info!(%error, "text index merge not finished"),
-                }
-            });
+            .spawn(move || merge.run());
         match spawned {
             Ok(handle) => {
                 *self.merging.lock().unwrap_or_else(|e| e.into_inner()) = Some(handle);
             }
-            Err(error) => tracing::warn!(%error, "cannot wait for the text index's merge"),
+            Err(error) => {
+                tracing::warn!(%error, "cannot start the text index's merge");
+                restore_policy();
+            }
         }
     }
 
@@ -553,6 +545,17 @@ impl TextIndex {
             *slot = None;
         }
         outcome
+    }
+}
+
+impl Drop for TextIndex {
+    /// The writer goes with the index even while the merges of a build run on their thread
+    /// (which shares it), so that the folder's lock is free for the next opening at once;
+    /// the merge running is dropped, its segments stay as they were.
+    fn drop(&mut self) {
+        self.stopping.store(true, Ordering::Release);
+        let writer = self.writer.lock().unwrap_or_else(|e| e.into_inner()).take();
+        drop(writer);
     }
 }
 

@@ -22,6 +22,7 @@ mod hits;
 mod index;
 mod label_hits;
 mod marks;
+mod merges;
 pub mod popularity;
 mod progress;
 mod query;

@@ -23,6 +23,10 @@ pub struct IndexSettings {
     pub max_query_chars: usize,
     /// Memory of tantivy's writer in bytes (split among its threads).
     pub writer_memory_bytes: usize,
+    /// Bytes of term dictionaries one merge of a full build's segments may hold in memory
+    /// (tantivy reads each input segment's whole): a build larger than that merges in
+    /// rounds, and may end with several segments (see `docs/architecture.md`).
+    pub merge_memory_bytes: usize,
     /// Changed subjects above which catching up rebuilds the whole index instead.
     pub rebuild_threshold: usize,
 }
@@ -98,6 +102,7 @@ impl Default for IndexSettings {
             weights: RankingWeights::default(),
             max_query_chars: 500,
             writer_memory_bytes: 200 << 20,
+            merge_memory_bytes: 512 << 20,
             rebuild_threshold: 200_000,
         }
     }
@@ -112,6 +117,14 @@ impl IndexSettings {
             .map_or(1, |n| n.get().min(4))
             .min((self.writer_memory_bytes / (20 << 20)).max(1));
         (threads, self.writer_memory_bytes.max((threads * 15) << 20))
+    }
+
+    /// These settings with the writer's heap and a merge's term dictionaries each held to a
+    /// quarter of a process's memory budget (`--memory-budget`), at most their own values.
+    pub fn within_budget(mut self, memory_bytes: usize) -> Self {
+        self.writer_memory_bytes = self.writer_memory_bytes.min(memory_bytes / 4);
+        self.merge_memory_bytes = self.merge_memory_bytes.min(memory_bytes / 4);
+        self
     }
 
     /// A hash of the settings that shape documents (label and description properties, stop

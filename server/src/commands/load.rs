@@ -20,7 +20,8 @@ pub(super) fn load(args: LoadArgs) -> anyhow::Result<()> {
     // Read before the load, so that a bad config file fails it before it starts.
     let text_index = (!args.no_text_index)
         .then(|| crate::config::search_settings(args.config.as_deref()))
-        .transpose()?;
+        .transpose()?
+        .map(|settings| settings.within_budget(budget));
     let graph = args
         .graph
         .as_deref()

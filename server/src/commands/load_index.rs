@@ -55,7 +55,7 @@ pub(super) fn wait_for_merge(index: &TextIndex) {
     let merging = Instant::now();
     let segments = index.segment_count();
     if segments > 1 {
-        println!("text index: merging {segments} segments into one");
+        println!("text index: merging {segments} segments");
     }
     index.wait_for_merge();
     println!(

@@ -14,7 +14,8 @@ const LINE_EVERY: std::time::Duration = std::time::Duration::from_secs(5);
 /// Rebuilds the text index from scratch with a progress bar (progress lines without a
 /// terminal).
 pub(super) fn reindex(args: &ReindexArgs) -> anyhow::Result<()> {
-    let settings = crate::config::search_settings(args.config.as_deref())?;
+    let budget = usize::try_from(args.memory_budget.saturating_mul(1 << 20)).unwrap_or(usize::MAX);
+    let settings = crate::config::search_settings(args.config.as_deref())?.within_budget(budget);
     let args = &args.data;
     let store = open_store(args, false)?;
     let total = store
@@ -99,6 +100,7 @@ mod tests {
         let args = ReindexArgs {
             data: DataArgs { data: data.clone() },
             config: Some(config.clone()),
+            memory_budget: 2048,
         };
         reindex(&args).expect("reindexed");
         // Opened with the same settings, the index is current; with others it would be rebuilt.

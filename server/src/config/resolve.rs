@@ -393,13 +393,13 @@ impl Config {
                 prefixes,
             },
             config_file: None,
-            text_index: {
-                // The text index's writer heap comes out of the same budget: a quarter of it,
-                // at most the index's own default.
-                let mut settings = file.search.clone().unwrap_or_default().settings();
-                settings.writer_memory_bytes = settings.writer_memory_bytes.min(memory_bytes / 4);
-                settings
-            },
+            // The text index's writer heap and merges come out of the same budget.
+            text_index: file
+                .search
+                .clone()
+                .unwrap_or_default()
+                .settings()
+                .within_budget(memory_bytes),
         })
     }
 }
