@@ -13,7 +13,7 @@ use crate::document::{Batch, DocumentBuilder, Vocabulary};
 use crate::error::IndexError;
 use crate::folder::IndexFolder;
 use crate::generation::Searchable;
-use crate::merges::BuildMerge;
+use crate::merges::{restore_merge_policy, BuildMerge};
 use crate::progress::{BuildKind, BuildProgress, Running, Tracker};
 use crate::schema::Fields;
 use crate::search::IndexSearcher;
@@ -26,7 +26,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime};
-use tantivy::merge_policy::{DefaultMergePolicy, NoMergePolicy};
+use tantivy::merge_policy::NoMergePolicy;
 use tantivy::schema::Term as IndexTerm;
 use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument};
 
@@ -412,14 +412,6 @@ impl TextIndex {
     /// that must not exit before they end (`lodestone load`, `reindex`) calls
     /// [`TextIndex::wait_for_merge`].
     fn merge_segments(&self) {
-        let restore_policy = || {
-            if let Some(writer) = &*self.writer.lock().unwrap_or_else(|e| e.into_inner()) {
-                writer.set_merge_policy(Box::<DefaultMergePolicy>::default());
-            }
-        };
-        if self.stopping.load(Ordering::Acquire) {
-            return restore_policy();
-        }
         let merge = BuildMerge {
             index: self.index.clone(),
             root: self.path.clone(),
@@ -437,7 +429,7 @@ impl TextIndex {
             }
             Err(error) => {
                 tracing::warn!(%error, "cannot start the text index's merge");
-                restore_policy();
+                restore_merge_policy(&self.writer);
             }
         }
     }

@@ -67,6 +67,13 @@ fn term_bytes(meta: &SegmentMeta, root: &Path) -> u64 {
     std::fs::metadata(root.join(terms)).map_or(0, |file| file.len())
 }
 
+/// Gives the writer in `slot`, if there is one, tantivy's default merge policy again.
+pub(crate) fn restore_merge_policy(slot: &Mutex<Option<IndexWriter<TantivyDocument>>>) {
+    if let Some(writer) = &*slot.lock().unwrap_or_else(|e| e.into_inner()) {
+        writer.set_merge_policy(Box::<DefaultMergePolicy>::default());
+    }
+}
+
 /// The merges that follow a full build, run on a thread of their own (see the module
 /// documentation). The writer keeps tantivy's `NoMergePolicy` of the build until they end,
 /// so that no merge of its own runs beside them; the default policy comes back after.
@@ -133,9 +140,7 @@ impl BuildMerge {
                 "text index segments merged"
             );
         }
-        if let Some(writer) = &*self.writer.lock().unwrap_or_else(|e| e.into_inner()) {
-            writer.set_merge_policy(Box::<DefaultMergePolicy>::default());
-        }
+        restore_merge_policy(&self.writer);
         if merges > 0 {
             tracing::info!(
                 merges,

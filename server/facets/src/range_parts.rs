@@ -17,7 +17,7 @@ use crate::error::EngineError;
 use crate::range_values::{decode_values, is_functional, Entities, ValueCounts, Values};
 use crate::scan::{self, Members};
 use lodestone_store::{Reader, TermId};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
 /// Quads of a functional property from which it is read on two threads.
@@ -67,15 +67,13 @@ pub fn read_in_parts(
         let offset = width * u128::from(i) / u128::from(parts);
         first + u64::try_from(offset).unwrap_or(u64::MAX - first)
     };
-    let next = AtomicUsize::new(0);
+    let next = AtomicU64::new(0);
     let done: Mutex<Vec<(u64, Parts)>> = Mutex::default();
     let worker = |reader: &Reader<'_>| -> Result<(), EngineError> {
         let mut ticker = Ticker::new(deadline);
         let mut members = members.map(Members::new);
         loop {
-            let Ok(i) = u64::try_from(next.fetch_add(1, Ordering::Relaxed)) else {
-                return Ok(());
-            };
+            let i = next.fetch_add(1, Ordering::Relaxed);
             if i >= parts {
                 return Ok(());
             }

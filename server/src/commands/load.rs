@@ -15,7 +15,7 @@ pub(super) fn load(args: LoadArgs) -> anyhow::Result<()> {
     if args.memory_budget < SMALL_FOOTPRINT_BUDGET_MB {
         crate::allocator::restart_with(&crate::allocator::SMALL_FOOTPRINT)?;
     }
-    let budget = usize::try_from(args.memory_budget.saturating_mul(1 << 20)).unwrap_or(usize::MAX);
+    let budget = super::budget_bytes(args.memory_budget);
     let store = open_store_for_load(&args.data, budget)?;
     // Read before the load, so that a bad config file fails it before it starts.
     let text_index = (!args.no_text_index)

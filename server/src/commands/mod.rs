@@ -65,6 +65,11 @@ fn open_store_to_read(data: &DataArgs) -> anyhow::Result<Store> {
 
 /// Opens (or creates) the store of a bulk load, with the engine's caches sized to the
 /// load's memory budget in bytes.
+/// A `--memory-budget` in MB, in bytes.
+fn budget_bytes(megabytes: u64) -> usize {
+    usize::try_from(megabytes.saturating_mul(1 << 20)).unwrap_or(usize::MAX)
+}
+
 fn open_store_for_load(data: &DataArgs, budget: usize) -> anyhow::Result<Store> {
     let options = StoreOptions::default().for_load(budget);
     Store::open(&data.data, options)

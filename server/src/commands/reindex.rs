@@ -14,8 +14,8 @@ const LINE_EVERY: std::time::Duration = std::time::Duration::from_secs(5);
 /// Rebuilds the text index from scratch with a progress bar (progress lines without a
 /// terminal).
 pub(super) fn reindex(args: &ReindexArgs) -> anyhow::Result<()> {
-    let budget = usize::try_from(args.memory_budget.saturating_mul(1 << 20)).unwrap_or(usize::MAX);
-    let settings = crate::config::search_settings(args.config.as_deref())?.within_budget(budget);
+    let settings = crate::config::search_settings(args.config.as_deref())?
+        .within_budget(super::budget_bytes(args.memory_budget));
     let args = &args.data;
     let store = open_store(args, false)?;
     let total = store
