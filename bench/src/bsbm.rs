@@ -19,9 +19,13 @@ const BSBM: &str = "http://www4.wiwiss.fu-berlin.de/bizer/bsbm/v01/vocabulary/";
 const RDF_TYPE: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type";
 
 fn open(data: &Path) -> anyhow::Result<Store> {
+    open_within(data, StoreOptions::default())
+}
+
+fn open_within(data: &Path, options: StoreOptions) -> anyhow::Result<Store> {
     let options = StoreOptions {
         create_if_missing: false,
-        ..StoreOptions::default()
+        ..options
     };
     Store::open(data, options).with_context(|| format!("cannot open {}", data.display()))
 }
@@ -217,9 +221,10 @@ pub(crate) fn read_queries(path: &Path) -> anyhow::Result<Vec<(usize, String)>> 
     Ok(out)
 }
 
-/// Runs every query, consuming all results, and prints per-template means and mixes per hour.
-pub(crate) fn run(data: &Path, queries: &Path, warmup: usize) -> anyhow::Result<()> {
-    let store = open(data)?;
+/// Runs every query on a store sized to `budget` bytes, consuming all results, and prints
+/// per-template means and mixes per hour.
+pub(crate) fn run(data: &Path, queries: &Path, warmup: usize, budget: usize) -> anyhow::Result<()> {
+    let store = open_within(data, StoreOptions::default().with_memory_budget(budget))?;
     let queries = read_queries(queries)?;
     let mix_len = queries
         .iter()

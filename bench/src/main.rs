@@ -91,6 +91,10 @@ enum Command {
         /// Mixes run first without timing.
         #[arg(long, default_value_t = 2)]
         warmup: usize,
+        /// Memory budget of the store in MB, sized as `lodestone serve --memory-budget` sizes
+        /// it (block cache, memtables, decoded terms).
+        #[arg(long, default_value_t = 512)]
+        memory_budget: usize,
     },
     /// Print the evaluated plan of queries of one template of a `bsbm-queries` file: every
     /// step with the rows it produced and its time (JSON, one document per query).
@@ -194,7 +198,8 @@ fn main() -> anyhow::Result<()> {
             data,
             queries,
             warmup,
-        } => bsbm::run(&data, &queries, warmup),
+            memory_budget,
+        } => bsbm::run(&data, &queries, warmup, memory_budget << 20),
         Command::BsbmExplain {
             data,
             queries,

@@ -12,11 +12,13 @@
 //! ([`Database::publish_sequence`]) only once the commit's batch is written.
 
 mod decoded;
+mod number_columns;
 mod open;
 mod write_health;
 mod writer_state;
 
 pub(crate) use decoded::DecodedTerms;
+pub(crate) use number_columns::{Column, NumberColumns, Plan};
 pub use write_health::WriteFailure;
 pub(crate) use write_health::WriteHealth;
 pub(crate) use writer_state::{IdMark, TermCache, WriterState};
@@ -39,6 +41,7 @@ pub(crate) struct Database {
     writer: Mutex<WriterState>,
     committed_sequence: AtomicU64,
     decoded: DecodedTerms,
+    number_columns: NumberColumns,
     blank_numbering: BlankNumbering,
     write_health: WriteHealth,
     /// Whether the distinct counts per class and predicate are kept (all but a store of an
@@ -71,6 +74,11 @@ impl Database {
     /// Terms decoded by any reader, shared by all of them.
     pub(crate) fn decoded_terms(&self) -> &DecodedTerms {
         &self.decoded
+    }
+
+    /// Numeric columns of predicates, shared by every reader (see `database::number_columns`).
+    pub(crate) fn number_columns(&self) -> &NumberColumns {
+        &self.number_columns
     }
 
     /// The RocksDB database itself.

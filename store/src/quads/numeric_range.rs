@@ -5,8 +5,10 @@
 //! Inlined integers sort by value, so those within the range are one key range after the
 //! predicate; a number stored in the dictionary (a decimal, a double, an integer written in a
 //! form that is not canonical) cannot be placed without decoding it, so every dictionary
-//! literal of the predicate is read too. The caller filters what it gets.
+//! literal of the predicate is read too. The caller filters what it gets. A predicate whose
+//! ranges are read often is read from its numeric column instead (`database::number_columns`).
 
+use crate::database::{Column, Plan};
 use crate::encoding::{EncodedQuad, Permutation, TermId, TermKind};
 use crate::error::{CorruptionError, StoreError};
 use crate::quads::reader::Reader;
@@ -16,7 +18,8 @@ impl Reader<'_> {
     /// whose object may be a number within `[lower, upper]` (inclusive; `None`: unbounded),
     /// in `posg` order: the predicate's dictionary literals and its inlined integers within
     /// the bounds. `None` when the read would visit more than `limit` quads, or when the
-    /// reader has a transaction's changes on top (they are not in `posg`).
+    /// reader has a transaction's changes on top (they are not in `posg`). Read from the
+    /// predicate's numeric column once range reads have paid for one (`database::number_columns`).
     pub fn quads_in_numeric_range(
         &self,
         predicate: TermId,
@@ -28,40 +31,109 @@ impl Reader<'_> {
         if self.overlay().is_some() {
             return Ok(None);
         }
+        let integers = TermId::inline_integer_range(lower, upper);
+        let columns = self.database().number_columns();
+        let sequence = self.sequence()?;
+        let quads = self.usage(predicate)?.as_predicate;
+        let column = match columns.plan(predicate, sequence, quads) {
+            Plan::Column(column) => column,
+            Plan::Build => columns.keep(predicate, self.read_column(predicate, sequence)?),
+            Plan::Scan => {
+                let (read, visited) = self.scan_numeric_range(predicate, integers, graph, limit)?;
+                columns.visited(predicate, sequence, visited);
+                return Ok(read);
+            }
+        };
+        let (literals, numbers) = column.range(integers);
+        if literals.len() + numbers.len() > limit {
+            return Ok(None);
+        }
+        Ok(Some(
+            literals
+                .iter()
+                .chain(numbers)
+                .filter(|quad| graph.is_none_or(|g| g == quad.graph))
+                .copied()
+                .collect(),
+        ))
+    }
+
+    /// The range read from `posg`, and how many entries it visited.
+    fn scan_numeric_range(
+        &self,
+        predicate: TermId,
+        integers: Option<(TermId, TermId)>,
+        graph: Option<TermId>,
+        limit: usize,
+    ) -> Result<(Option<Vec<EncodedQuad>>, u64), StoreError> {
         let literals = (
             TermId::new(TermKind::Literal, 0),
             TermId::new(TermKind::Literal, TermId::MAX_PAYLOAD),
         );
-        let integers = TermId::inline_integer_range(lower, upper);
-        let prefix = predicate.to_be_bytes();
-        let (slot, mut iter) = self.take_iterator(Permutation::Posg, false);
         let mut quads = Vec::new();
         let mut visited = 0_usize;
-        for (first, last) in [Some(literals), integers].into_iter().flatten() {
-            let mut start = [0; 16];
-            start[..8].copy_from_slice(&prefix);
-            start[8..].copy_from_slice(&first.to_be_bytes());
-            iter.seek(start);
-            while let Some(key) = iter.key().filter(|key| key.starts_with(&prefix)) {
-                let quad = Permutation::Posg
-                    .decode(key)
-                    .ok_or_else(|| CorruptionError::msg("malformed quad key"))?;
-                if quad.object > last {
-                    break;
-                }
+        for range in [Some(literals), integers].into_iter().flatten() {
+            let complete = self.read_posg_objects(predicate, range, |quad| {
                 visited += 1;
                 if visited > limit {
-                    self.give_back(slot, iter);
-                    return Ok(None);
+                    return false;
                 }
                 if graph.is_none_or(|g| g == quad.graph) {
                     quads.push(quad);
                 }
-                iter.next();
+                true
+            })?;
+            if !complete {
+                return Ok((None, limit as u64));
             }
-            iter.status()?;
         }
+        Ok((Some(quads), visited as u64))
+    }
+
+    /// The predicate's numeric column: every `posg` entry whose object is a literal or an
+    /// inlined integer.
+    fn read_column(&self, predicate: TermId, sequence: u64) -> Result<Column, StoreError> {
+        let mut quads = Vec::new();
+        let objects = (
+            TermId::new(TermKind::Literal, 0),
+            TermId::new(TermKind::Integer, TermId::MAX_PAYLOAD),
+        );
+        self.read_posg_objects(predicate, objects, |quad| {
+            quads.push(quad);
+            true
+        })?;
+        Ok(Column::new(sequence, quads))
+    }
+
+    /// Hands `each` the `posg` entries of `predicate` with objects in `(first, last)`
+    /// (inclusive), in order, until it returns `false`; returns whether it read them all.
+    fn read_posg_objects(
+        &self,
+        predicate: TermId,
+        (first, last): (TermId, TermId),
+        mut each: impl FnMut(EncodedQuad) -> bool,
+    ) -> Result<bool, StoreError> {
+        let prefix = predicate.to_be_bytes();
+        let (slot, mut iter) = self.take_iterator(Permutation::Posg, false);
+        let mut start = [0; 16];
+        start[..8].copy_from_slice(&prefix);
+        start[8..].copy_from_slice(&first.to_be_bytes());
+        iter.seek(start);
+        while let Some(key) = iter.key().filter(|key| key.starts_with(&prefix)) {
+            let quad = Permutation::Posg
+                .decode(key)
+                .ok_or_else(|| CorruptionError::msg("malformed quad key"))?;
+            if quad.object > last {
+                break;
+            }
+            if !each(quad) {
+                self.give_back(slot, iter);
+                return Ok(false);
+            }
+            iter.next();
+        }
+        iter.status()?;
         self.give_back(slot, iter);
-        Ok(Some(quads))
+        Ok(true)
     }
 }

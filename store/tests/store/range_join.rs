@@ -5,12 +5,15 @@
 //! canonical integers (inlined), decimals, doubles, integers in a non-canonical form
 //! (dictionary literals), strings and IRIs — and quads in named graphs. The answers must be
 //! those of the query evaluated as written, with the default graph as the union and without.
+//! Range reads from a predicate's numeric column must be those of the index they copy,
+//! before and after a commit.
 
 use crate::support::{
-    graph_suffix, proptest_config, query_lines as lines, transaction_load, TempStore,
+    graph_suffix, options, proptest_config, query_lines as lines, transaction_load, TempStore,
 };
 use lodestone_store::load::RdfFormat;
 use lodestone_store::sparql::QueryOptions;
+use lodestone_store::{Reader, StoreOptions};
 use oxrdf::{Literal, NamedNode, QuadRef, TermRef};
 use proptest::prelude::*;
 use std::fmt::Write;
@@ -221,4 +224,138 @@ fn numeric_range_reads_literals_and_the_integers_within() {
             .unwrap(),
         None
     );
+}
+
+/// Range reads of `numeric1` for `ranges` through `reader`, each asked three times (so that a
+/// store that keeps numeric columns builds one), as subject and object terms.
+fn range_reads(reader: &Reader<'_>, ranges: &[Range]) -> Vec<Option<Vec<(String, String)>>> {
+    let Some(predicate) = reader
+        .term_id(
+            NamedNode::new_unchecked(format!("{E}numeric1"))
+                .as_ref()
+                .into(),
+        )
+        .unwrap()
+    else {
+        return Vec::new();
+    };
+    let graph = reader
+        .term_id(
+            NamedNode::new_unchecked(format!("{E}graph1"))
+                .as_ref()
+                .into(),
+        )
+        .unwrap();
+    let mut out = Vec::new();
+    for range in ranges {
+        for _ in 0..3 {
+            let read = reader
+                .quads_in_numeric_range(
+                    predicate,
+                    range.lower,
+                    range.upper,
+                    graph.filter(|_| range.one_graph),
+                    range.limit,
+                )
+                .unwrap()
+                .map(|quads| {
+                    quads
+                        .iter()
+                        .map(|q| {
+                            let term = |id| reader.term(id).unwrap().to_string();
+                            (term(q.subject), term(q.object))
+                        })
+                        .collect()
+                });
+            out.push(read);
+        }
+    }
+    out
+}
+
+/// Removes the `numeric1` values of the first `products` products in one commit.
+fn replace_numeric1(store: &TempStore, products: usize) {
+    let mut transaction = store.transaction().unwrap();
+    let old = {
+        let reader = transaction.reader();
+        let id = |iri: String| reader.term_id(NamedNode::new_unchecked(iri).as_ref().into());
+        let predicate = id(format!("{E}numeric1")).unwrap();
+        let mut old = Vec::new();
+        for i in 0..products {
+            let subject = id(format!("{E}product{i}")).unwrap();
+            if let (Some(subject), Some(predicate)) = (subject, predicate) {
+                for quad in reader.quads_for_pattern(Some(subject), Some(predicate), None, None) {
+                    old.push(quad.unwrap());
+                }
+            }
+        }
+        old
+    };
+    for quad in old {
+        transaction.remove_encoded(quad).unwrap();
+    }
+    transaction.commit().unwrap();
+}
+
+#[derive(Debug, Clone)]
+struct Range {
+    lower: Option<f64>,
+    upper: Option<f64>,
+    one_graph: bool,
+    limit: usize,
+}
+
+fn range() -> impl Strategy<Value = Range> {
+    (
+        proptest::option::of(-10.0f64..70.0),
+        proptest::option::of(-10.0f64..70.0),
+        any::<bool>(),
+        prop_oneof![1 => 1usize..20, 4 => Just(10_000)],
+    )
+        .prop_map(|(lower, upper, one_graph, limit)| Range {
+            lower,
+            upper,
+            one_graph,
+            limit,
+        })
+}
+
+proptest! {
+    #![proptest_config(proptest_config())]
+
+    /// A store that keeps numeric columns reads ranges as one that does not, before and
+    /// after a commit that changes the predicate, for a reader of either state.
+    #[test]
+    fn numeric_columns_read_as_the_index(
+        products in proptest::collection::vec(product(), 20..80),
+        changed in proptest::collection::vec(product(), 1..10),
+        ranges in proptest::collection::vec(range(), 1..6),
+    ) {
+        let with = TempStore::new();
+        let without = TempStore::with_options(StoreOptions {
+            number_columns_bytes: 0,
+            ..options()
+        });
+        let data = n_quads(&products);
+        for store in [&with, &without] {
+            transaction_load(store, &[("range.nq", data.as_bytes(), RdfFormat::NQuads)]);
+        }
+        let before = with.reader();
+        prop_assert_eq!(range_reads(&before, &ranges), range_reads(&without.reader(), &ranges));
+        // The commit replaces the first products' values with those of `changed`.
+        let replaced = n_quads(&changed);
+        for store in [&with, &without] {
+            replace_numeric1(store, changed.len());
+            transaction_load(store, &[("changed.nq", replaced.as_bytes(), RdfFormat::NQuads)]);
+        }
+        prop_assert_eq!(range_reads(&with.reader(), &ranges), range_reads(&without.reader(), &ranges));
+        // A reader of the state before the commit still reads that state.
+        let first = range_reads(&before, &ranges);
+        let fresh = TempStore::with_options(StoreOptions {
+            number_columns_bytes: 0,
+            ..options()
+        });
+        transaction_load(&fresh, &[("range.nq", data.as_bytes(), RdfFormat::NQuads)]);
+        prop_assert_eq!(first, range_reads(&fresh.reader(), &ranges));
+    }
 }

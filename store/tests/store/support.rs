@@ -69,6 +69,13 @@ impl TempStore {
         Self { store, dir }
     }
 
+    /// A new empty store opened with `options` instead of [`options`].
+    pub fn with_options(options: StoreOptions) -> Self {
+        let dir = tempfile::tempdir().expect("temporary folder");
+        let store = Store::open(dir.path().join("store"), options).expect("store opens");
+        Self { store, dir }
+    }
+
     /// The store folder.
     pub fn path(&self) -> PathBuf {
         self.dir.path().join("store")

@@ -375,6 +375,10 @@ impl<'a> Reader<'a> {
     }
 
     /// Uncommitted changes this reader sees on top of its snapshot, if any.
+    pub(super) fn database(&self) -> &'a Database {
+        self.database
+    }
+
     pub(super) fn overlay(&self) -> Option<&'a Overlay> {
         self.overlay
     }

@@ -16,7 +16,7 @@ use super::{
     EvalNodeWithStats, InternalTuple, InternalTupleEvaluator, InternalTuplesIterator,
     QueryEvaluationError, SimpleEvaluator, encode_variable,
 };
-use crate::dataset::{ExpressionTerm, NumericRange, QueryableDataset};
+use crate::dataset::{ExpressionTerm, InternalQuad, NumericRange, QueryableDataset};
 use crate::eval::EvalDataset;
 use crate::expression::ExpressionEvaluator;
 use oxrdf::{NamedNode, Variable};
@@ -28,9 +28,10 @@ use std::iter::once;
 use std::rc::Rc;
 
 /// Rows of the left side gathered before choosing between look-ups and one range read. A
-/// chunk and its range read are bounded (at most [`MAX_RANGE_QUADS`] quads) and dropped
-/// before the next, so they are not charged to the memory budget, which counts what an
-/// evaluation keeps.
+/// chunk is dropped before the next; the range read, once made, serves every later chunk
+/// too (its range is the input's, the same for all of them). Both are bounded (the read at
+/// most [`MAX_RANGE_QUADS`] quads), so they are not charged to the memory budget, which
+/// counts what an evaluation keeps.
 const CHUNK_ROWS: usize = 16_384;
 /// Below this many rows to look up in a chunk, they are looked up one by one.
 const MIN_ROWS: usize = 64;
@@ -236,6 +237,7 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                     right,
                     read: Rc::clone(&read),
                     range,
+                    read_quads: None,
                     current: Box::new(std::iter::empty()),
                 })
             });
@@ -260,12 +262,14 @@ impl<'a, D: QueryableDataset<'a>> RangeRead<'a, D> {
     }
 
     /// The objects within `range` of the subjects of `rows`, by subject, or `None` when the
-    /// rows are better looked up one by one.
+    /// rows are better looked up one by one. `read` holds the range read of an earlier
+    /// chunk, or gets this chunk's.
     #[allow(clippy::type_complexity)]
     fn objects(
         &self,
         rows: &[Result<InternalTuple<D::InternalTerm>, QueryEvaluationError>],
         range: NumericRange,
+        read: &mut Option<Rc<Vec<InternalQuad<D::InternalTerm>>>>,
     ) -> Result<Option<FxHashMap<D::InternalTerm, Vec<D::InternalTerm>>>, QueryEvaluationError>
     {
         let subjects = rows
@@ -273,18 +277,24 @@ impl<'a, D: QueryableDataset<'a>> RangeRead<'a, D> {
             .filter_map(|row| row.as_ref().ok().filter(|row| self.joins(row)))
             .filter_map(|row| row.get(self.subject))
             .collect::<Vec<_>>();
-        if subjects.len() < MIN_ROWS {
-            return Ok(None);
+        if read.is_none() {
+            if subjects.len() < MIN_ROWS {
+                return Ok(None);
+            }
+            let Some(quads) = self.dataset.default_graph_quads_for_numeric_range(
+                &self.predicate,
+                range,
+                subjects
+                    .len()
+                    .saturating_mul(QUADS_PER_ROW)
+                    .min(MAX_RANGE_QUADS),
+            )?
+            else {
+                return Ok(None);
+            };
+            *read = Some(Rc::new(quads));
         }
-        let Some(quads) = self.dataset.default_graph_quads_for_numeric_range(
-            &self.predicate,
-            range,
-            subjects
-                .len()
-                .saturating_mul(QUADS_PER_ROW)
-                .min(MAX_RANGE_QUADS),
-        )?
-        else {
+        let Some(quads) = read.as_deref() else {
             return Ok(None);
         };
         let mut objects = subjects
@@ -293,7 +303,7 @@ impl<'a, D: QueryableDataset<'a>> RangeRead<'a, D> {
             .collect::<FxHashMap<_, _>>();
         for quad in quads {
             if let Some(values) = objects.get_mut(&quad.subject) {
-                values.push(quad.object);
+                values.push(quad.object.clone());
             }
         }
         Ok(Some(objects))
@@ -307,6 +317,8 @@ struct RangeJoinIterator<'a, D: QueryableDataset<'a>> {
     right: InternalTupleEvaluator<'a, D::InternalTerm>,
     read: Rc<RangeRead<'a, D>>,
     range: NumericRange,
+    /// The range read, once a chunk made it (every later chunk joins with it).
+    read_quads: Option<Rc<Vec<InternalQuad<D::InternalTerm>>>>,
     current: InternalTuplesIterator<'a, D::InternalTerm>,
 }
 
@@ -322,7 +334,7 @@ impl<'a, D: QueryableDataset<'a>> RangeJoinIterator<'a, D> {
             rows.push(row);
         }
         let right = Rc::clone(&self.right);
-        let objects = match self.read.objects(&rows, self.range) {
+        let objects = match self.read.objects(&rows, self.range, &mut self.read_quads) {
             Ok(Some(objects)) => Rc::new(objects),
             Ok(None) => {
                 return Box::new(rows.into_iter().flat_map(move |row| match row {
