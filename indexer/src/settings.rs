@@ -101,7 +101,9 @@ impl Default for IndexSettings {
             stop_words: Vec::new(),
             weights: RankingWeights::default(),
             max_query_chars: 500,
-            writer_memory_bytes: 200 << 20,
+            // A full build leaves a segment per writer heap; at 200 MB a 100 M-quad build left
+            // 121 segments that merged in three rounds (470 s), at 512 MB 32 in one (229 s).
+            writer_memory_bytes: 512 << 20,
             merge_memory_bytes: 512 << 20,
             rebuild_threshold: 200_000,
         }

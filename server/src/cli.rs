@@ -53,7 +53,7 @@ pub struct ReindexArgs {
     #[arg(long, env = "LODESTONE_CONFIG", value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Memory the rebuild may use, in MB: a quarter for the index writer's heap (at most
-    /// 200 MB), a quarter for the term dictionaries one merge of its segments holds (at
+    /// 512 MB), a quarter for the term dictionaries one merge of its segments holds (at
     /// most 512 MB; a larger index merges in rounds).
     #[arg(long, value_name = "MB", default_value_t = 2048)]
     pub memory_budget: u64,
