@@ -63,13 +63,13 @@ fn open_store_to_read(data: &DataArgs) -> anyhow::Result<Store> {
         .with_context(|| format!("cannot open the store at {}", data.data.display()))
 }
 
-/// Opens (or creates) the store of a bulk load, with the engine's caches sized to the
-/// load's memory budget in bytes.
 /// A `--memory-budget` in MB, in bytes.
 fn budget_bytes(megabytes: u64) -> usize {
     usize::try_from(megabytes.saturating_mul(1 << 20)).unwrap_or(usize::MAX)
 }
 
+/// Opens (or creates) the store of a bulk load, with the engine's caches sized to the
+/// load's memory budget in bytes.
 fn open_store_for_load(data: &DataArgs, budget: usize) -> anyhow::Result<Store> {
     let options = StoreOptions::default().for_load(budget);
     Store::open(&data.data, options)

@@ -374,11 +374,12 @@ impl<'a> Reader<'a> {
         )
     }
 
-    /// Uncommitted changes this reader sees on top of its snapshot, if any.
+    /// The database this reader reads, for the state its readers share.
     pub(super) fn database(&self) -> &'a Database {
         self.database
     }
 
+    /// Uncommitted changes this reader sees on top of its snapshot, if any.
     pub(super) fn overlay(&self) -> Option<&'a Overlay> {
         self.overlay
     }

@@ -269,7 +269,7 @@ impl<'a, D: QueryableDataset<'a>> RangeRead<'a, D> {
         &self,
         rows: &[Result<InternalTuple<D::InternalTerm>, QueryEvaluationError>],
         range: NumericRange,
-        read: &mut Option<Rc<Vec<InternalQuad<D::InternalTerm>>>>,
+        read: &mut Option<Vec<InternalQuad<D::InternalTerm>>>,
     ) -> Result<Option<FxHashMap<D::InternalTerm, Vec<D::InternalTerm>>>, QueryEvaluationError>
     {
         let subjects = rows
@@ -292,7 +292,7 @@ impl<'a, D: QueryableDataset<'a>> RangeRead<'a, D> {
             else {
                 return Ok(None);
             };
-            *read = Some(Rc::new(quads));
+            *read = Some(quads);
         }
         let Some(quads) = read.as_deref() else {
             return Ok(None);
@@ -318,7 +318,7 @@ struct RangeJoinIterator<'a, D: QueryableDataset<'a>> {
     read: Rc<RangeRead<'a, D>>,
     range: NumericRange,
     /// The range read, once a chunk made it (every later chunk joins with it).
-    read_quads: Option<Rc<Vec<InternalQuad<D::InternalTerm>>>>,
+    read_quads: Option<Vec<InternalQuad<D::InternalTerm>>>,
     current: InternalTuplesIterator<'a, D::InternalTerm>,
 }
 
