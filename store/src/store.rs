@@ -19,7 +19,7 @@ use std::path::Path;
 /// Any number of readers work on snapshots while one writer at a time builds a transaction;
 /// each commit is one atomic RocksDB write batch.
 pub struct Store {
-    database: Database,
+    pub(crate) database: Database,
 }
 
 impl Store {

@@ -33,7 +33,9 @@ pub(crate) struct Overlay {
 }
 
 impl Overlay {
-    /// The changes to named graphs that decide their layouts at commit.
+    /// The changes to named graphs that decide their layouts at commit: every graph whose
+    /// index entries the commit writes has one, a cleared graph whose quads all came back
+    /// included (its restored quads are written again, see `write_index_entries`).
     pub(crate) fn graph_deltas(&self) -> GraphDeltas<'_> {
         let mut quads: FxHashMap<TermId, i64> = FxHashMap::default();
         let added = self.added.iter().map(|q| (q, 1));
@@ -42,7 +44,9 @@ impl Overlay {
                 *quads.entry(quad.graph).or_default() += sign;
             }
         }
-        for graph in self.created_graphs.iter().chain(&self.dropped_graphs) {
+        let restored = self.restored.iter().map(|q| &q.graph);
+        let touched = self.created_graphs.iter().chain(&self.dropped_graphs);
+        for graph in touched.chain(restored.filter(|g| !g.is_default_graph())) {
             quads.entry(*graph).or_default();
         }
         GraphDeltas {
@@ -213,6 +217,12 @@ impl Overlay {
                         .map(|q| (permutation.key(q), true)),
                 );
                 if !permutation.holds_compact_graphs() {
+                    // Entries left there by a version that wrote some quads of compact graphs
+                    // into these orders would come back with the graph's first entries.
+                    for graph in layouts.reindexed() {
+                        let (start, end) = Permutation::graph_range(graph);
+                        batch.delete_range_cf(cf, start.as_slice(), end.as_slice());
+                    }
                     keys.extend(converted.iter().map(|q| (permutation.key(q), true)));
                 }
             }
