@@ -19,7 +19,7 @@ use std::path::Path;
 /// Any number of readers work on snapshots while one writer at a time builds a transaction;
 /// each commit is one atomic RocksDB write batch.
 pub struct Store {
-    pub(crate) database: Database,
+    database: Database,
 }
 
 impl Store {
@@ -236,6 +236,9 @@ impl<'a> BulkLoader<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::encoding::{Permutation, TermId};
+    use crate::kv::permutation_table;
+    use oxrdf::{GraphNameRef, NamedNodeRef, QuadRef};
 
     #[test]
     fn the_cache_reported_is_the_one_sized_from_the_memory_budget() {
@@ -243,5 +246,110 @@ mod tests {
         let options = StoreOptions::default().with_memory_budget(64 << 20);
         let store = Store::open(dir.path().join("store"), options).expect("open");
         assert_eq!(store.cache_stats().expect("stats").capacity_bytes, 32 << 20);
+    }
+
+    // Compact graphs (`quads::layout`), checked in the index tables themselves.
+
+    /// A store whose graphs stay compact up to three quads.
+    fn store() -> (tempfile::TempDir, Store) {
+        let dir = tempfile::tempdir().expect("dir");
+        let options = StoreOptions::default()
+            .with_memory_budget(64 << 20)
+            .with_compact_graph_max_quads(3)
+            .with_range_deletion_min_quads(1);
+        let store = Store::open(dir.path().join("store"), options).expect("open");
+        (dir, store)
+    }
+
+    fn quad<'a>(subject: &'a str, graph: GraphNameRef<'a>) -> QuadRef<'a> {
+        let p = NamedNodeRef::new_unchecked("http://e.org/p");
+        let s = NamedNodeRef::new_unchecked(subject);
+        QuadRef::new(s, p, s, graph)
+    }
+
+    /// The entries of `graph` in the order's table.
+    fn entries(store: &Store, permutation: Permutation, graph: TermId) -> usize {
+        let cf = store.database.cf(permutation_table(permutation));
+        let prefix = graph.to_be_bytes();
+        let mut iter = store.database.db().raw_iterator_cf(cf);
+        iter.seek(prefix);
+        let mut count = 0;
+        while iter.key().is_some_and(|k| k.starts_with(&prefix)) {
+            count += 1;
+            iter.next();
+        }
+        count
+    }
+
+    #[test]
+    fn a_compact_graph_refilled_with_its_own_quads_stays_out_of_the_indexed_orders() {
+        let (_dir, store) = store();
+        let graph = GraphNameRef::NamedNode(NamedNodeRef::new_unchecked("http://e.org/g"));
+        let mut transaction = store.transaction().expect("transaction");
+        transaction
+            .insert(quad("http://e.org/s", graph))
+            .expect("insert");
+        transaction.commit().expect("commit");
+        let graph_id = store
+            .reader()
+            .graph_id(graph)
+            .expect("graph")
+            .expect("known");
+        let mut transaction = store.transaction().expect("transaction");
+        transaction.clear_graph(graph_id).expect("clear");
+        transaction
+            .insert(quad("http://e.org/s", graph))
+            .expect("insert");
+        // A change elsewhere, so that the commit writes.
+        let default = GraphNameRef::DefaultGraph;
+        transaction
+            .insert(quad("http://e.org/s", default))
+            .expect("insert");
+        transaction.commit().expect("commit");
+        assert_eq!(entries(&store, Permutation::Gspo, graph_id), 1);
+        assert_eq!(entries(&store, Permutation::Gpos, graph_id), 0);
+        assert_eq!(entries(&store, Permutation::Gosp, graph_id), 0);
+    }
+
+    /// A store written by an earlier build can hold `gpos` and `gosp` entries of a compact
+    /// graph; the commit that converts the graph must not let them come back.
+    #[test]
+    fn a_converted_graph_loses_the_entries_an_earlier_build_left() {
+        let (_dir, store) = store();
+        let graph = GraphNameRef::NamedNode(NamedNodeRef::new_unchecked("http://e.org/g"));
+        let iri = |i: usize| format!("http://e.org/s{i}");
+        let mut transaction = store.transaction().expect("transaction");
+        transaction.insert(quad(&iri(0), graph)).expect("insert");
+        transaction.insert(quad(&iri(9), graph)).expect("insert");
+        transaction.commit().expect("commit");
+        // What such a build left: the entries of a quad the graph no longer holds.
+        let reader = store.reader();
+        let stale = reader
+            .encode_quad(quad(&iri(9), graph))
+            .expect("encode")
+            .expect("known");
+        let mut transaction = store.transaction().expect("transaction");
+        assert!(transaction.remove(quad(&iri(9), graph)).expect("remove"));
+        transaction.commit().expect("commit");
+        let db = store.database.db();
+        for permutation in [Permutation::Gpos, Permutation::Gosp] {
+            let cf = store.database.cf(permutation_table(permutation));
+            db.put_cf(cf, permutation.key(&stale), []).expect("put");
+        }
+
+        let mut transaction = store.transaction().expect("transaction");
+        for i in 1..4 {
+            transaction.insert(quad(&iri(i), graph)).expect("insert");
+        }
+        transaction.commit().expect("commit");
+
+        let graph_id = store
+            .reader()
+            .graph_id(graph)
+            .expect("graph")
+            .expect("known");
+        for permutation in [Permutation::Gspo, Permutation::Gpos, Permutation::Gosp] {
+            assert_eq!(entries(&store, permutation, graph_id), 4, "{permutation:?}");
+        }
     }
 }
