@@ -26,6 +26,7 @@ mod sample;
 pub mod settings;
 pub mod slots;
 pub mod state;
+pub mod store_totals;
 pub mod telemetry;
 pub mod testdata;
 pub mod text_index;

@@ -10,7 +10,7 @@ use crate::settings::ServerSettings;
 use crate::slots::{Slots, Taken};
 use lodestone_facets::FacetEngine;
 use lodestone_indexer::TextIndex;
-use lodestone_store::{Store, StoreCounts, StoreError};
+use lodestone_store::{Store, StoreCounts};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -38,7 +38,7 @@ struct Inner {
     writers: WriteLanes,
     metrics: Metrics,
     started: Instant,
-    counts: Mutex<Option<StoreCounts>>,
+    totals: crate::store_totals::StoreTotals,
     text_index: OnceLock<Arc<TextIndex>>,
     text_function: OnceLock<(oxrdf::NamedNode, lodestone_store::sparql::CustomFunction)>,
     facets: FacetEngine,
@@ -56,6 +56,7 @@ impl AppState {
         let writers = WriteLanes::start(settings.large_write_nice);
         let bodies = BodyBudget::new(settings.max_body_bytes_in_flight);
         let prefixes = crate::prefix_table::PrefixTable::new(settings.prefixes.clone());
+        let totals = crate::store_totals::StoreTotals::new(settings.background_nice);
         let facets =
             FacetEngine::default().with_label_properties(settings.pages.labels.properties.clone());
         let state = Self {
@@ -68,7 +69,7 @@ impl AppState {
                 writers,
                 metrics: Metrics::default(),
                 started: Instant::now(),
-                counts: Mutex::new(None),
+                totals,
                 text_index: OnceLock::new(),
                 text_function: OnceLock::new(),
                 facets,
@@ -80,6 +81,8 @@ impl AppState {
         // The first count of the store's most used namespaces, here rather than in the
         // first request that shows a CURIE (later counts run on a thread of their own).
         state.prefixes();
+        // The first count of the store's totals starts now, on a thread of its own.
+        state.totals();
         state
     }
 
@@ -245,17 +248,11 @@ impl AppState {
         self.inner.queries.waiting() + self.inner.writes.waiting()
     }
 
-    /// Store totals, recomputed only after a commit (counting scans the statistics tables).
-    /// Blocking: call from `spawn_blocking`.
-    pub fn counts(&self) -> Result<StoreCounts, StoreError> {
-        let sequence = self.store().sequence();
-        let mut cached = self.inner.counts.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(counts) = cached.as_ref().filter(|c| c.sequence == sequence) {
-            return Ok(*counts);
-        }
-        let counts = self.store().reader().counts()?;
-        *cached = Some(counts);
-        Ok(counts)
+    /// The store totals that take scans to count, as of the commit in their `sequence`
+    /// (see [`crate::store_totals`]): `None` until the first count, begun with the state,
+    /// ends. Never reads the store on the caller's thread.
+    pub fn totals(&self) -> Option<StoreCounts> {
+        self.inner.totals.latest(&self.inner.store)
     }
 }
 

@@ -20,9 +20,8 @@ pub(super) fn reindex(args: &ReindexArgs) -> anyhow::Result<()> {
     let store = open_store(args, false)?;
     let total = store
         .reader()
-        .counts()
-        .context("cannot count the quads")?
-        .quads;
+        .quad_count()
+        .context("cannot count the quads")?;
     let path = index_path(&args.data);
     let index = TextIndex::open(&path, settings)
         .with_context(|| format!("cannot open the text index at {}", path.display()))?;

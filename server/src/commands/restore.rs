@@ -51,7 +51,7 @@ pub(super) fn restore(source: &Path, data: &Path) -> anyhow::Result<()> {
 
 fn open_counting(path: &Path, options: &StoreOptions) -> anyhow::Result<u64> {
     let store = Store::open(path, options.clone())?;
-    let quads = store.reader().counts()?.quads;
+    let quads = store.reader().quad_count()?;
     Ok(quads)
 }
 

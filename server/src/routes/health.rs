@@ -13,7 +13,7 @@ use axum::http::{header, HeaderMap, HeaderValue};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
-use lodestone_store::{CacheStats, IndexUsage, StoreCounts, StoreError};
+use lodestone_store::{CacheStats, IndexUsage, Store, StoreError};
 use std::fmt::Write as _;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -101,16 +101,19 @@ fn format_system_time(time: std::time::SystemTime) -> String {
 
 async fn status(State(state): State<AppState>, headers: HeaderMap) -> Result<Response, ApiError> {
     let reading = state.clone();
-    let (counts, indexes, cache, last_commit_ms) = run_unslotted(&state, move || {
+    let (committed, indexes, cache) = run_unslotted(&state, move || {
         let store = reading.store();
         let store_error = |e| ApiError::from_store(e, Duration::ZERO);
-        let (counts, indexes, cache) =
-            all_three(reading.counts(), store.index_usage(), store.cache_stats())
-                .map_err(store_error)?;
-        let last_commit_ms = store.reader().last_commit_ms().map_err(store_error)?;
-        Ok((counts, indexes, cache, last_commit_ms))
+        let (committed, indexes, cache) = all_three(
+            Committed::read(store),
+            store.index_usage(),
+            store.cache_stats(),
+        )
+        .map_err(store_error)?;
+        Ok((committed, indexes, cache))
     })
     .await?;
+    let totals = state.totals();
     let disk: serde_json::Map<String, serde_json::Value> = indexes
         .iter()
         .map(|usage| {
@@ -132,12 +135,13 @@ async fn status(State(state): State<AppState>, headers: HeaderMap) -> Result<Res
         "health": if problems.is_empty() { "ok" } else { "degraded" },
         "problems": problems,
         "uptime_seconds": state.started().elapsed().as_secs(),
-        "quads": counts.quads,
-        "terms": counts.dictionary_terms,
-        "subjects": counts.subjects,
-        "named_graphs": counts.named_graphs,
-        "last_commit": counts.sequence,
-        "last_commit_time": (last_commit_ms > 0).then(|| format_unix_millis(last_commit_ms)),
+        "quads": committed.quads,
+        "terms": totals.map(|t| t.dictionary_terms),
+        "subjects": totals.map(|t| t.subjects),
+        "named_graphs": totals.map(|t| t.named_graphs),
+        "totals_commit": totals.map(|t| t.sequence),
+        "last_commit": committed.sequence,
+        "last_commit_time": (committed.time_ms > 0).then(|| format_unix_millis(committed.time_ms)),
         "indexes": disk,
         "disk_bytes": indexes.iter().map(|u| u.sst_bytes).sum::<u64>(),
         "block_cache": {
@@ -183,13 +187,31 @@ fn text_index_status(state: &AppState) -> serde_json::Value {
     })
 }
 
+/// What `/status` reads of the store's last commit: one counter each.
+struct Committed {
+    quads: u64,
+    sequence: u64,
+    time_ms: u64,
+}
+
+impl Committed {
+    fn read(store: &Store) -> Result<Self, StoreError> {
+        let reader = store.reader();
+        Ok(Self {
+            quads: reader.quad_count()?,
+            sequence: reader.sequence()?,
+            time_ms: reader.last_commit_ms()?,
+        })
+    }
+}
+
 /// The three readings of `/status`, or the first error.
 fn all_three(
-    counts: Result<StoreCounts, StoreError>,
+    committed: Result<Committed, StoreError>,
     indexes: Result<Vec<IndexUsage>, StoreError>,
     cache: Result<CacheStats, StoreError>,
-) -> Result<(StoreCounts, Vec<IndexUsage>, CacheStats), StoreError> {
-    Ok((counts?, indexes?, cache?))
+) -> Result<(Committed, Vec<IndexUsage>, CacheStats), StoreError> {
+    Ok((committed?, indexes?, cache?))
 }
 
 /// RFC 3339 UTC time (`2026-11-29T23:05:01.250Z`) of a Unix time in milliseconds.

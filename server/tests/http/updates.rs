@@ -248,3 +248,39 @@ fn base_iri_resolves_relative_iris() {
     );
     assert_eq!(names, ["Douglas"]);
 }
+
+/// `/status` answers its counted totals without waiting for a count: the quad count and the
+/// last commit at once, the terms and subjects as of `totals_commit`, which follows the
+/// commits (a count of this small store takes milliseconds).
+#[test]
+fn status_totals_follow_the_commits() {
+    let server = TestServer::start(ServerSettings::default().with_update_token(TOKEN));
+    let status = || -> serde_json::Value {
+        client()
+            .get(server.url("/status"))
+            .send()
+            .and_then(Response::json)
+            .expect("status")
+    };
+    let insert = format!("INSERT DATA {{ <{EX}a> <{EX}p> <{EX}b> . <{EX}b> <{EX}p> 2 }}");
+    assert_eq!(update(&server, &insert, Some(TOKEN)).status(), 204);
+    let now = status();
+    assert_eq!(now["quads"], 2, "{now}");
+    let last_commit = now["last_commit"].as_u64().expect("last_commit");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let counted = loop {
+        let now = status();
+        if now["totals_commit"].as_u64() == Some(last_commit) {
+            break now;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "totals never counted: {now}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    assert_eq!(counted["subjects"], 2, "{counted}");
+    // a, b, p and the graph-less literal 2 is inlined: three dictionary terms.
+    assert_eq!(counted["terms"], 3, "{counted}");
+    assert_eq!(counted["named_graphs"], 0, "{counted}");
+}
