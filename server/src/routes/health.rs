@@ -1,8 +1,9 @@
 //! `/health`, `/status` and `/metrics`: liveness, a JSON summary and Prometheus counters.
 //!
 //! `/health` says `degraded` while writes fail or the text index cannot catch up.
-//! None of these take a query slot: they must answer while every slot is busy. `/status` counts
-//! the store on a blocking thread, and only after a commit (see [`AppState::counts`]).
+//! None of these take a query slot: they must answer while every slot is busy. `/status` reads
+//! a few counters on a blocking thread; the totals that take a scan come from the background
+//! count of [`crate::store_totals`].
 
 use crate::error::ApiError;
 use crate::extract::sparql::accept_header;
