@@ -254,6 +254,12 @@ impl AppState {
     pub fn totals(&self) -> Option<StoreCounts> {
         self.inner.totals.latest(&self.inner.store)
     }
+
+    /// Stops the background work that reads the store on threads of its own (the count of
+    /// the totals), waiting for it: before the store closes and the process exits.
+    pub fn stop_background_reads(&self) {
+        self.inner.totals.stop();
+    }
 }
 
 /// Counters exported by `/metrics`.

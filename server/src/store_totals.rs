@@ -11,11 +11,15 @@
 //! (counts take at most a tenth of a core however often `/status` is asked; on a small store,
 //! where a count takes milliseconds, the totals follow every commit). A request never waits: it gets the latest totals and the
 //! commit they were counted at (none before the first count ends). The exact quad count and
-//! the last commit are one counter each, read by the request itself.
+//! the last commit are one counter each, read by the request itself. A count still running
+//! when the server stops is given up ([`StoreTotals::stop`]): a thread reading the store
+//! while the process exits crashes it.
 
 use crate::priority::Nice;
-use lodestone_store::{SequenceNumber, Store, StoreCounts};
+use lodestone_store::{SequenceNumber, Store, StoreCounts, StoreError};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 /// The shortest time between the starts of two counts, in multiples of the last count's
@@ -26,6 +30,8 @@ pub const PAUSE_FACTOR: u32 = 10;
 pub struct StoreTotals {
     state: Arc<Mutex<State>>,
     nice: Nice,
+    /// Set once the server stops: the running count gives up, no other starts.
+    stop: Arc<AtomicBool>,
 }
 
 #[derive(Default)]
@@ -36,6 +42,8 @@ struct State {
     /// How long the last finished count took.
     took: Duration,
     counting: bool,
+    /// The thread of the last count.
+    thread: Option<JoinHandle<()>>,
 }
 
 impl StoreTotals {
@@ -44,6 +52,7 @@ impl StoreTotals {
         Self {
             state: Arc::default(),
             nice,
+            stop: Arc::default(),
         }
     }
 
@@ -56,7 +65,7 @@ impl StoreTotals {
         let stale = state.latest.is_none_or(|c| c.sequence != sequence);
         let pause = state.took.saturating_mul(PAUSE_FACTOR);
         let due = state.started.is_none_or(|t| t.elapsed() >= pause);
-        if stale && due && !state.counting {
+        if stale && due && !state.counting && !self.stop.load(Ordering::Relaxed) {
             self.start_count(&mut state, store, sequence);
         }
         state.latest
@@ -67,16 +76,29 @@ impl StoreTotals {
         lock(&self.state).counting
     }
 
+    /// Gives up the running count and waits for its thread (a few thousand entries at most);
+    /// no count starts afterwards.
+    pub fn stop(&self) {
+        self.stop.store(true, Ordering::Relaxed);
+        let thread = lock(&self.state).thread.take();
+        if let Some(thread) = thread {
+            if thread.join().is_err() {
+                tracing::warn!("the count of the store's totals panicked");
+            }
+        }
+    }
+
     fn start_count(&self, state: &mut State, store: &Arc<Store>, sequence: SequenceNumber) {
         state.counting = true;
         state.started = Some(Instant::now());
         let (shared, store, nice) = (Arc::clone(&self.state), Arc::clone(store), self.nice);
+        let stop = Arc::clone(&self.stop);
         let spawned = std::thread::Builder::new()
             .name("store-totals".into())
             .spawn(move || {
                 nice.apply_to_current_thread();
                 let started = Instant::now();
-                let counted = store.reader().counts();
+                let counted = store.reader().counts_until(&stop);
                 let mut state = lock(&shared);
                 state.counting = false;
                 state.took = started.elapsed();
@@ -92,13 +114,24 @@ impl StoreTotals {
                             state.latest = Some(counts);
                         }
                     }
+                    Err(StoreError::Cancelled) => {}
                     Err(error) => tracing::warn!(%error, "cannot count the store's totals"),
                 }
             });
-        if let Err(error) = spawned {
-            state.counting = false;
-            tracing::warn!(%error, "cannot start counting the store's totals");
+        match spawned {
+            // The previous count's thread has ended (`counting` was false).
+            Ok(thread) => state.thread = Some(thread),
+            Err(error) => {
+                state.counting = false;
+                tracing::warn!(%error, "cannot start counting the store's totals");
+            }
         }
+    }
+}
+
+impl Drop for StoreTotals {
+    fn drop(&mut self) {
+        self.stop();
     }
 }
 
@@ -118,11 +151,13 @@ mod tests {
         (dir, Arc::new(store))
     }
 
-    fn add(store: &Store, subject: &str) {
+    fn add(store: &Store, subjects: &[String]) {
         let iri = |s: &str| NamedNode::new(format!("http://example.com/{s}")).expect("iri");
         let mut transaction = store.transaction().expect("transaction");
-        let quad = Quad::new(iri(subject), iri("p"), iri("o"), GraphName::DefaultGraph);
-        transaction.insert(quad.as_ref()).expect("insert");
+        for subject in subjects {
+            let quad = Quad::new(iri(subject), iri("p"), iri("o"), GraphName::DefaultGraph);
+            transaction.insert(quad.as_ref()).expect("insert");
+        }
         transaction.commit().expect("commit");
     }
 
@@ -140,13 +175,13 @@ mod tests {
     #[test]
     fn totals_are_counted_in_the_background_and_recounted_after_a_commit_after_a_pause() {
         let (_dir, store) = store();
-        add(&store, "a");
+        add(&store, &["a".into()]);
         let totals = StoreTotals::new(Nice::NORMAL);
         let first = wait_for_count(&totals, &store);
         assert_eq!(first, store.reader().counts().expect("counts"));
         assert_eq!(first.subjects, 1);
 
-        add(&store, "b");
+        add(&store, &["b".into()]);
         // As if the last count had taken a minute: the pause is not over, the earlier totals
         // stay and no count starts.
         lock(&totals.state).took = Duration::from_secs(60);
@@ -158,5 +193,27 @@ mod tests {
         assert_eq!(second.subjects, 2);
         assert_eq!(second.sequence, store.sequence());
         assert_eq!(second, store.reader().counts().expect("counts"));
+    }
+
+    #[test]
+    fn a_stopped_count_gives_up_and_no_count_starts_after() {
+        let (_dir, store) = store();
+        add(
+            &store,
+            &(0..20_000).map(|i| format!("s{i}")).collect::<Vec<_>>(),
+        );
+        let stop = AtomicBool::new(true);
+        assert!(matches!(
+            store.reader().counts_until(&stop),
+            Err(StoreError::Cancelled)
+        ));
+        let totals = StoreTotals::new(Nice::NORMAL);
+        totals.latest(&store);
+        totals.stop();
+        assert!(lock(&totals.state).thread.is_none());
+        add(&store, &["after".into()]);
+        lock(&totals.state).took = Duration::ZERO;
+        totals.latest(&store);
+        assert!(!totals.counting(), "a count started after stop");
     }
 }

@@ -74,11 +74,12 @@ pub(super) fn run(config: Config) -> anyhow::Result<()> {
             .await
             .with_context(|| format!("cannot listen on {}", config.bind))?;
         tracing::info!("listening on http://{}", listener.local_addr()?);
-        serve_listener(listener, state, shutdown_signal()).await?;
+        serve_listener(listener, state.clone(), shutdown_signal()).await?;
         anyhow::Ok(())
     });
     // Blocking work still running (a response being aborted) gets a moment to end.
     runtime.shutdown_timeout(Duration::from_secs(5));
+    state.stop_background_reads();
     drop(follower);
     store.flush().context("flushing the store failed")?;
     tracing::info!("stopped");
