@@ -281,6 +281,14 @@ mod tests {
         count
     }
 
+    fn graph_id(store: &Store, graph: GraphNameRef<'_>) -> TermId {
+        store
+            .reader()
+            .graph_id(graph)
+            .expect("graph")
+            .expect("known")
+    }
+
     #[test]
     fn a_compact_graph_refilled_with_its_own_quads_stays_out_of_the_indexed_orders() {
         let (_dir, store) = store();
@@ -290,11 +298,7 @@ mod tests {
             .insert(quad("http://e.org/s", graph))
             .expect("insert");
         transaction.commit().expect("commit");
-        let graph_id = store
-            .reader()
-            .graph_id(graph)
-            .expect("graph")
-            .expect("known");
+        let graph_id = graph_id(&store, graph);
         let mut transaction = store.transaction().expect("transaction");
         transaction.clear_graph(graph_id).expect("clear");
         transaction
@@ -343,11 +347,7 @@ mod tests {
         }
         transaction.commit().expect("commit");
 
-        let graph_id = store
-            .reader()
-            .graph_id(graph)
-            .expect("graph")
-            .expect("known");
+        let graph_id = graph_id(&store, graph);
         for permutation in [Permutation::Gspo, Permutation::Gpos, Permutation::Gosp] {
             assert_eq!(entries(&store, permutation, graph_id), 4, "{permutation:?}");
         }
