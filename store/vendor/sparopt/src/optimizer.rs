@@ -338,15 +338,21 @@ impl Optimizer {
                 }
                 let left = Self::push_filters(*left, left_filters, input_types);
                 let right = Self::push_filters(*right, right_filters, &left_types);
-                if let GraphPattern::Filter {
-                    inner: inner_right,
-                    expression,
-                } = right
-                {
-                    // We prefer to have filter out of the lateral rather than inside the right part
-                    GraphPattern::filter(GraphPattern::lateral(left, *inner_right), expression)
-                } else {
-                    GraphPattern::lateral(left, right)
+                match right {
+                    // Lodestone patch: a filter over a for-loop join inside the right part stays
+                    // there, on the join whose rows it reads. Lifted out of this one too, it
+                    // would sit over two nested joins, where the range join (spareval's
+                    // `range_join`) no longer sees the pattern it bounds: a query binding the
+                    // bounds on the outer left side (`<p> :n ?o . ?x :f ?f ... ?x :n ?n .
+                    // FILTER(?n < ?o + 120)`) looked its pattern up once per row.
+                    GraphPattern::Filter {
+                        inner: inner_right,
+                        expression,
+                    } if !matches!(*inner_right, GraphPattern::Lateral { .. }) => {
+                        // We prefer to have filter out of the lateral rather than inside the right part
+                        GraphPattern::filter(GraphPattern::lateral(left, *inner_right), expression)
+                    }
+                    right => GraphPattern::lateral(left, right),
                 }
             }
             GraphPattern::LeftJoin {
