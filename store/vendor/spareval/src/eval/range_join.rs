@@ -1,7 +1,7 @@
 //! Lodestone patch: for-loop joins under a range filter read the range at once.
 //!
 //! `FILTER(?o > lower && ?o < upper)` over `Lateral(left, ?s <p> ?o)`, where `left` binds
-//! `?s` and the input binds every variable of the bounds, looks `?s <p> ?o` up once per row
+//! `?s` and the bounds are arithmetic over other variables, looks `?s <p> ?o` up once per row
 //! of `left`: one index seek each (BSBM's Q5: the numeric properties of every product that
 //! shares a feature with the given one, ten thousand seeks at 35 M quads). When `left` has
 //! many rows, the join asks the dataset instead for the quads of `<p>` whose object lies in
@@ -11,6 +11,12 @@
 //! objects come in the dataset's order either way). The dataset may decline (no such
 //! order, or a range wider than the look-ups it would replace): then the rows are looked up
 //! one by one as before.
+//!
+//! The bounds' variables are bound by the input (the given resource's values read before the
+//! join: one range for every row) or by `left` itself (the given resource bound by `VALUES`
+//! or `BIND`, its values read inside the join): each row then has its own range, and a
+//! chunk's read covers the smallest range holding all of them (rows mostly share one). The
+//! filter keeps each row to its own range.
 
 use super::{
     EvalNodeWithStats, InternalTuple, InternalTupleEvaluator, InternalTuplesIterator,
@@ -157,7 +163,8 @@ struct Bounds<'a, T> {
     upper: Vec<ExpressionEvaluator<'a, InternalTuple<T>, ExpressionTerm>>,
 }
 
-impl<T> Bounds<'_, T> {
+impl<T: Eq> Bounds<'_, T> {
+    /// The range `input` gives, if it binds every variable of the bounds and they are numbers.
     fn range(&self, input: &InternalTuple<T>) -> Option<NumericRange> {
         if !self.variables.iter().all(|v| input.contains(*v)) {
             return None;
@@ -176,6 +183,35 @@ impl<T> Bounds<'_, T> {
         }
         Some(range)
     }
+
+    /// Whether `a` and `b` give the same range: they bind the bounds' variables alike.
+    fn same_range(&self, a: &InternalTuple<T>, b: &InternalTuple<T>) -> bool {
+        self.variables.iter().all(|v| a.get(*v) == b.get(*v))
+    }
+}
+
+/// The smallest range holding both.
+fn hull(a: NumericRange, b: NumericRange) -> NumericRange {
+    let wider = |x: Option<f64>, y: Option<f64>, pick: fn(f64, f64) -> f64| Some(pick(x?, y?));
+    NumericRange {
+        lower: wider(a.lower, b.lower, f64::min),
+        upper: wider(a.upper, b.upper, f64::max),
+    }
+}
+
+/// Whether every value within `inner` is within `outer`.
+fn contains(outer: NumericRange, inner: NumericRange) -> bool {
+    let lower = match (outer.lower, inner.lower) {
+        (None, _) => true,
+        (Some(o), Some(i)) => o <= i,
+        (Some(_), None) => false,
+    };
+    let upper = match (outer.upper, inner.upper) {
+        (None, _) => true,
+        (Some(o), Some(i)) => o >= i,
+        (Some(_), None) => false,
+    };
+    lower && upper
 }
 
 impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
@@ -222,21 +258,15 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                 object: encode_variable(encoded_variables, &join.object),
             });
             let evaluator: InternalTupleEvaluator<'a, D::InternalTerm> = Rc::new(move |from| {
-                let right = Rc::clone(&right);
-                let Some(range) = bounds.range(&from) else {
-                    let rows: InternalTuplesIterator<'a, D::InternalTerm> =
-                        Box::new(left(from).flat_map(move |t| match t {
-                            Ok(t) => right(t),
-                            Err(e) => Box::new(once(Err(e))),
-                        }));
-                    return rows;
-                };
+                // `None`: the bounds' variables come from `left`, a range per row.
+                let input_range = bounds.range(&from);
                 Box::new(RangeJoinIterator {
                     left: left(from),
                     left_done: false,
-                    right,
+                    right: Rc::clone(&right),
                     read: Rc::clone(&read),
-                    range,
+                    bounds: Rc::clone(&bounds),
+                    input_range,
                     read_quads: None,
                     current: Box::new(std::iter::empty()),
                 })
@@ -261,23 +291,18 @@ impl<'a, D: QueryableDataset<'a>> RangeRead<'a, D> {
         row.contains(self.subject) && !row.contains(self.object)
     }
 
-    /// The objects within `range` of the subjects of `rows`, by subject, or `None` when the
-    /// rows are better looked up one by one. `read` holds the range read of an earlier
-    /// chunk, or gets this chunk's.
+    /// The objects within `range` of `subjects`, by subject, or `None` when their rows are
+    /// better looked up one by one. `read` holds the range read of an earlier chunk, kept if
+    /// its range holds this one, or gets this chunk's.
     #[allow(clippy::type_complexity)]
     fn objects(
         &self,
-        rows: &[Result<InternalTuple<D::InternalTerm>, QueryEvaluationError>],
+        subjects: Vec<&D::InternalTerm>,
         range: NumericRange,
-        read: &mut Option<Vec<InternalQuad<D::InternalTerm>>>,
+        read: &mut Option<RangeQuads<D::InternalTerm>>,
     ) -> Result<Option<FxHashMap<D::InternalTerm, Vec<D::InternalTerm>>>, QueryEvaluationError>
     {
-        let subjects = rows
-            .iter()
-            .filter_map(|row| row.as_ref().ok().filter(|row| self.joins(row)))
-            .filter_map(|row| row.get(self.subject))
-            .collect::<Vec<_>>();
-        if read.is_none() {
+        if read.as_ref().is_none_or(|read| !contains(read.range, range)) {
             if subjects.len() < MIN_ROWS {
                 return Ok(None);
             }
@@ -292,9 +317,9 @@ impl<'a, D: QueryableDataset<'a>> RangeRead<'a, D> {
             else {
                 return Ok(None);
             };
-            *read = Some(quads);
+            *read = Some(RangeQuads { range, quads });
         }
-        let Some(quads) = read.as_deref() else {
+        let Some(RangeQuads { quads, .. }) = read.as_ref() else {
             return Ok(None);
         };
         let mut objects = subjects
@@ -310,19 +335,59 @@ impl<'a, D: QueryableDataset<'a>> RangeRead<'a, D> {
     }
 }
 
+/// A range read and the range it covers.
+struct RangeQuads<T> {
+    range: NumericRange,
+    quads: Vec<InternalQuad<T>>,
+}
+
 /// The rows of the join, a chunk of left rows at a time.
 struct RangeJoinIterator<'a, D: QueryableDataset<'a>> {
     left: InternalTuplesIterator<'a, D::InternalTerm>,
     left_done: bool,
     right: InternalTupleEvaluator<'a, D::InternalTerm>,
     read: Rc<RangeRead<'a, D>>,
-    range: NumericRange,
-    /// The range read, once a chunk made it (every later chunk joins with it).
-    read_quads: Option<Vec<InternalQuad<D::InternalTerm>>>,
+    bounds: Rc<Bounds<'a, D::InternalTerm>>,
+    /// The range of every row when the input binds the bounds, else each row has its own.
+    input_range: Option<NumericRange>,
+    /// The last range read, which later chunks join with while it holds their range.
+    read_quads: Option<RangeQuads<D::InternalTerm>>,
     current: InternalTuplesIterator<'a, D::InternalTerm>,
 }
 
 impl<'a, D: QueryableDataset<'a>> RangeJoinIterator<'a, D> {
+    /// Which of `rows` join with a range read (the others are looked up: no subject, a bound
+    /// object, or bounds that are no numbers), and the smallest range holding theirs.
+    fn joined_rows(
+        &self,
+        rows: &[Result<InternalTuple<D::InternalTerm>, QueryEvaluationError>],
+    ) -> (Vec<bool>, Option<NumericRange>) {
+        let mut range = None;
+        // Rows mostly share their bounds' values: the last row's range is reused.
+        let mut last: Option<(&InternalTuple<D::InternalTerm>, Option<NumericRange>)> = None;
+        let joined = rows
+            .iter()
+            .map(|row| {
+                let Ok(row) = row else { return false };
+                if !self.read.joins(row) {
+                    return false;
+                }
+                let row_range = match (self.input_range, last) {
+                    (Some(input), _) => Some(input),
+                    (None, Some((previous, r))) if self.bounds.same_range(previous, row) => r,
+                    (None, _) => self.bounds.range(row),
+                };
+                last = Some((row, row_range));
+                let Some(row_range) = row_range else {
+                    return false;
+                };
+                range = Some(range.map_or(row_range, |r| hull(r, row_range)));
+                true
+            })
+            .collect();
+        (joined, range)
+    }
+
     /// The rows of the join for the next chunk of left rows.
     fn next_chunk(&mut self) -> InternalTuplesIterator<'a, D::InternalTerm> {
         let mut rows = Vec::new();
@@ -334,7 +399,16 @@ impl<'a, D: QueryableDataset<'a>> RangeJoinIterator<'a, D> {
             rows.push(row);
         }
         let right = Rc::clone(&self.right);
-        let objects = match self.read.objects(&rows, self.range, &mut self.read_quads) {
+        let (joined, range) = self.joined_rows(&rows);
+        let subjects = rows
+            .iter()
+            .zip(&joined)
+            .filter(|(_, joined)| **joined)
+            .filter_map(|(row, _)| row.as_ref().ok()?.get(self.read.subject))
+            .collect::<Vec<_>>();
+        let objects = match range.map_or(Ok(None), |range| {
+            self.read.objects(subjects, range, &mut self.read_quads)
+        }) {
             Ok(Some(objects)) => Rc::new(objects),
             Ok(None) => {
                 return Box::new(rows.into_iter().flat_map(move |row| match row {
@@ -349,8 +423,8 @@ impl<'a, D: QueryableDataset<'a>> RangeJoinIterator<'a, D> {
         };
         let read = Rc::clone(&self.read);
         // Most rows have no object in the range: they end here without an allocation each.
-        Box::new(rows.into_iter().flat_map(move |row| match row {
-            Ok(row) if read.joins(&row) => {
+        Box::new(rows.into_iter().zip(joined).flat_map(move |(row, joined)| match row {
+            Ok(row) if joined => {
                 let values = row.get(read.subject).and_then(|s| objects.get(s)).cloned();
                 RowJoin::Objects {
                     row,
