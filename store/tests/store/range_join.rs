@@ -9,10 +9,11 @@
 //! before and after a commit.
 
 use crate::support::{
-    graph_suffix, options, proptest_config, query_lines as lines, transaction_load, TempStore,
+    graph_suffix, options, pattern_rows, proptest_config, query_lines as lines, transaction_load,
+    TempStore,
 };
 use lodestone_store::load::RdfFormat;
-use lodestone_store::sparql::{explain_query, QueryOptions, SparqlParser};
+use lodestone_store::sparql::QueryOptions;
 use lodestone_store::{Reader, StoreOptions};
 use oxrdf::{Literal, NamedNode, QuadRef, TermRef};
 use proptest::prelude::*;
@@ -234,24 +235,7 @@ fn numeric1_look_ups(text: &str) -> Vec<u64> {
     optimized.sort();
     as_written.sort();
     assert_eq!(optimized, as_written, "{text}");
-    let query = SparqlParser::new().parse_query(text).expect("query");
-    let reader = store.reader();
-    let (_, plan) = explain_query(&reader, &query, &options).expect("explain");
-    let plan: serde_json::Value = serde_json::from_str(&plan).expect("plan");
-    let mut rows = Vec::new();
-    find_rows(&plan["plan"], &format!("?product <{E}numeric1>"), &mut rows);
-    rows
-}
-
-/// The rows given by each quad pattern of `node`'s plan whose name contains `pattern`.
-fn find_rows(node: &serde_json::Value, pattern: &str, rows: &mut Vec<u64>) {
-    let name = node["name"].as_str().unwrap_or_default();
-    if name.starts_with("QuadPattern") && name.contains(pattern) {
-        rows.push(node["number of results"].as_u64().unwrap_or_default());
-    }
-    for child in node["children"].as_array().into_iter().flatten() {
-        find_rows(child, pattern, rows);
-    }
+    pattern_rows(&store, text, &options, &format!("?product <{E}numeric1>"))
 }
 
 /// The range read itself: the predicate's dictionary literals and its inlined integers within

@@ -5,9 +5,11 @@
 //! random data: products sharing features, numeric properties with zero, one or two values,
 //! some without a label.
 
-use crate::support::{proptest_config, query_lines as lines, transaction_load, TempStore};
+use crate::support::{
+    pattern_rows, proptest_config, query_lines as lines, transaction_load, TempStore,
+};
 use lodestone_store::load::RdfFormat;
-use lodestone_store::sparql::{explain_query, QueryOptions, SparqlParser};
+use lodestone_store::sparql::QueryOptions;
 use proptest::prelude::*;
 use std::fmt::Write;
 
@@ -149,23 +151,8 @@ fn shared_features_look_the_label_up_once() {
         )],
     );
     let text = &queries(0)[0];
-    let query = SparqlParser::new().parse_query(text).expect("query");
-    let reader = store.reader();
-    let (rows, plan) = explain_query(&reader, &query, &QueryOptions::default()).expect("explain");
-    assert_eq!(rows, 5);
-    let plan: serde_json::Value = serde_json::from_str(&plan).expect("plan");
-    let mut label_rows = Vec::new();
-    find_label_lookups(&plan["plan"], &mut label_rows);
-    assert_eq!(label_rows, vec![5], "{plan:#}");
-}
-
-/// The rows given by each label pattern of `node`'s plan.
-fn find_label_lookups(node: &serde_json::Value, rows: &mut Vec<u64>) {
-    let name = node["name"].as_str().unwrap_or_default();
-    if name.starts_with("QuadPattern") && name.contains(&format!("<{E}label>")) {
-        rows.push(node["number of results"].as_u64().unwrap_or_default());
-    }
-    for child in node["children"].as_array().into_iter().flatten() {
-        find_label_lookups(child, rows);
-    }
+    let options = QueryOptions::default();
+    assert_eq!(lines(&store, text, &options).len(), 5);
+    let label_rows = pattern_rows(&store, text, &options, &format!("<{E}label>"));
+    assert_eq!(label_rows, vec![5]);
 }

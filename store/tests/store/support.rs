@@ -316,3 +316,31 @@ pub fn solution_lines(results: lodestone_store::sparql::QueryResults<'_>) -> Vec
         })
         .collect()
 }
+
+/// The rows each quad pattern of `query`'s evaluated plan gave, for the patterns whose name
+/// (`QuadPattern(?s <p> ?o)`) contains `pattern`, in the plan's order: how often the
+/// optimizer made the store look a pattern up.
+pub fn pattern_rows(
+    store: &Store,
+    query: &str,
+    options: &lodestone_store::sparql::QueryOptions,
+    pattern: &str,
+) -> Vec<u64> {
+    use lodestone_store::sparql::{explain_query, SparqlParser};
+    fn walk(node: &serde_json::Value, pattern: &str, rows: &mut Vec<u64>) {
+        let name = node["name"].as_str().unwrap_or_default();
+        if name.starts_with("QuadPattern") && name.contains(pattern) {
+            rows.push(node["number of results"].as_u64().unwrap_or_default());
+        }
+        for child in node["children"].as_array().into_iter().flatten() {
+            walk(child, pattern, rows);
+        }
+    }
+    let parsed = SparqlParser::new().parse_query(query).expect("query");
+    let reader = store.reader();
+    let (_, plan) = explain_query(&reader, &parsed, options).expect("explain");
+    let plan: serde_json::Value = serde_json::from_str(&plan).expect("plan");
+    let mut rows = Vec::new();
+    walk(&plan["plan"], pattern, &mut rows);
+    rows
+}

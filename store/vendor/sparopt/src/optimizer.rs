@@ -636,19 +636,25 @@ impl Optimizer {
             let initial_right_types =
                 infer_graph_pattern_types(&right, input_types.clone());
             if has_common_variables(&left_types, &initial_right_types, input_types) {
+                // Lodestone patch: both costs are estimated on the right side as it would be
+                // ordered for each algorithm. In the order written, the estimate of a chain
+                // of a few patterns is the product of their sizes and saturates: BSBM's Q7
+                // with its product bound by VALUES (the reviews' OPTIONAL, six patterns) had
+                // both costs at `usize::MAX`, took the hash join and read all the reviews of
+                // the store instead of the product's (a million rows, minutes).
+                let mut right_for_lateral = Self::reorder_joins(right.clone(), &left_types);
+                let right_for_join = Self::reorder_joins(right.clone(), input_types);
                 let lateral_cost = estimate_graph_pattern_size(&left, input_types)
-                    .saturating_mul(estimate_graph_pattern_size(&right, &left_types));
+                    .saturating_mul(estimate_graph_pattern_size(&right_for_lateral, &left_types));
                 let keys =
                     join_key_variables(&left_types, &initial_right_types, input_types);
                 let join_cost = estimate_graph_pattern_size(&left, input_types)
-                    .saturating_mul(estimate_graph_pattern_size(&right, input_types))
+                    .saturating_mul(estimate_graph_pattern_size(&right_for_join, input_types))
                     .saturating_div(
                         1_000_usize.saturating_pow(keys.len().try_into().unwrap()),
                     );
 
                 if lateral_cost <= join_cost.saturating_mul(100) {
-                    let mut right_for_lateral =
-                        Self::reorder_joins(right.clone(), &left_types);
                     // Lodestone patch: with the left side's variables bound, the parts of the
                     // right side may share no other variable and be joined as a cartesian
                     // product, unfit for a for-loop; nested for-loops are the same join.
