@@ -10,8 +10,8 @@
 //! against a full evaluation (`statistics`), joins whose filters link one resource's values
 //! with the rest answered as without the optimizer (`similar`), and such joins that read a
 //! filtered range at once (`range_join`), BSBM Q3's products without a feature and sorts cut
-//! by a limit (`without_feature`), OPTIONALs on a resource bound by `VALUES`
-//! (`bound_optionals`), look-ups on files larger than a
+//! by a limit (`without_feature`), queries with a parameter bound by `VALUES`
+//! (`values_parameters`), look-ups on files larger than a
 //! cache shard (`lookups`), the change log
 //! and backups. Shared helpers live in `support` (stores in temporary folders, dumps,
 //! isomorphism) and `oracle` (the model and the checks that compare a store with it).
@@ -26,8 +26,6 @@ mod backup;
 mod batch;
 #[path = "store/blank_nodes.rs"]
 mod blank_nodes;
-#[path = "store/bound_optionals.rs"]
-mod bound_optionals;
 #[path = "store/changes.rs"]
 mod changes;
 #[path = "store/distinct.rs"]
@@ -70,6 +68,8 @@ mod similar;
 mod statistics;
 #[path = "store/support.rs"]
 mod support;
+#[path = "store/values_parameters.rs"]
+mod values_parameters;
 #[path = "store/walk.rs"]
 mod walk;
 #[path = "store/whole_graphs.rs"]

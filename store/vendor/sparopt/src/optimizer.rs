@@ -862,9 +862,14 @@ impl Optimizer {
         let binds = |i: usize, variable: &Variable| {
             !types[i].get(variable).undef && input_types.get(variable).undef
         };
+        // A single row of `VALUES` (a query's parameter, as client libraries bind one): the
+        // rest is ordered knowing its variables are bound, as if it were written in place.
+        let single_row =
+            |i: usize| matches!(&patterns[i], GraphPattern::Values { bindings, .. } if bindings.len() == 1);
         let prefix = (0..patterns.len())
             .filter(|i| {
-                alone[*i]
+                single_row(*i)
+                    || alone[*i]
                     && filters.iter().any(|filter| {
                         let used = filter.used_variables();
                         used.iter().any(|v| binds(*i, v))

@@ -18,32 +18,39 @@ use std::collections::HashSet;
 /// `pattern` with the repeats of rows dropped where a `DISTINCT` (or `REDUCED`) above would
 /// drop them anyway, before for-loop joins.
 pub fn drop_repeated_rows(pattern: GraphPattern) -> GraphPattern {
-    rewrite(pattern, None)
+    rewrite(pattern, None, &HashSet::new())
 }
 
 /// `needed`: under a `DISTINCT`, the variables whose values the patterns above read or
 /// return; `None` where every repeated row counts (a `COUNT`, a `LIMIT` under the `DISTINCT`).
-fn rewrite(pattern: GraphPattern, needed: Option<&HashSet<Variable>>) -> GraphPattern {
+/// `input`: the variables an enclosing for-loop join may bind before `pattern` is evaluated
+/// (its left sides'), which a pattern inside uses as given and which are never dropped: a
+/// `VALUES` parameter evaluated first and used by the patterns of the right side.
+fn rewrite(
+    pattern: GraphPattern,
+    needed: Option<&HashSet<Variable>>,
+    input: &HashSet<Variable>,
+) -> GraphPattern {
     match pattern {
         GraphPattern::Distinct { inner } => {
             let needed = bound_variables(&inner);
-            GraphPattern::distinct(rewrite(*inner, Some(&needed)))
+            GraphPattern::distinct(rewrite(*inner, Some(&needed), input))
         }
         GraphPattern::Reduced { inner } => {
             let needed = bound_variables(&inner);
-            GraphPattern::reduced(rewrite(*inner, Some(&needed)))
+            GraphPattern::reduced(rewrite(*inner, Some(&needed), input))
         }
         // Rows a LIMIT or OFFSET counts: every repeat counts.
         GraphPattern::Slice {
             inner,
             start,
             length,
-        } => GraphPattern::slice(rewrite(*inner, None), start, length),
+        } => GraphPattern::slice(rewrite(*inner, None, input), start, length),
         GraphPattern::Group {
             inner,
             variables,
             aggregates,
-        } => GraphPattern::group(rewrite(*inner, None), variables, aggregates),
+        } => GraphPattern::group(rewrite(*inner, None, input), variables, aggregates),
         GraphPattern::Project { inner, variables } => {
             let inner_needed = needed.map(|needed| {
                 variables
@@ -52,11 +59,11 @@ fn rewrite(pattern: GraphPattern, needed: Option<&HashSet<Variable>>) -> GraphPa
                     .cloned()
                     .collect::<HashSet<_>>()
             });
-            GraphPattern::project(rewrite(*inner, inner_needed.as_ref()), variables)
+            GraphPattern::project(rewrite(*inner, inner_needed.as_ref(), input), variables)
         }
         GraphPattern::Filter { expression, inner } => {
             let inner_needed = with(needed, expression.used_variables());
-            GraphPattern::filter(rewrite(*inner, inner_needed.as_ref()), expression)
+            GraphPattern::filter(rewrite(*inner, inner_needed.as_ref(), input), expression)
         }
         GraphPattern::Extend {
             inner,
@@ -64,7 +71,7 @@ fn rewrite(pattern: GraphPattern, needed: Option<&HashSet<Variable>>) -> GraphPa
             expression,
         } => {
             let inner_needed = with(needed, expression.used_variables());
-            GraphPattern::extend(rewrite(*inner, inner_needed.as_ref()), variable, expression)
+            GraphPattern::extend(rewrite(*inner, inner_needed.as_ref(), input), variable, expression)
         }
         GraphPattern::OrderBy { inner, expression } => {
             let keys = expression.iter().flat_map(|key| {
@@ -72,12 +79,12 @@ fn rewrite(pattern: GraphPattern, needed: Option<&HashSet<Variable>>) -> GraphPa
                 e.used_variables()
             });
             let inner_needed = with(needed, keys);
-            GraphPattern::order_by(rewrite(*inner, inner_needed.as_ref()), expression)
+            GraphPattern::order_by(rewrite(*inner, inner_needed.as_ref(), input), expression)
         }
         GraphPattern::Union { inner } => GraphPattern::union_all(
             inner
                 .into_iter()
-                .map(|inner| rewrite(inner, needed))
+                .map(|inner| rewrite(inner, needed, input))
                 .collect::<Vec<_>>(),
         ),
         GraphPattern::Join {
@@ -88,23 +95,25 @@ fn rewrite(pattern: GraphPattern, needed: Option<&HashSet<Variable>>) -> GraphPa
             let left_needed = with(needed, used_variables(&right));
             let right_needed = with(needed, used_variables(&left));
             GraphPattern::join(
-                rewrite(*left, left_needed.as_ref()),
-                rewrite(*right, right_needed.as_ref()),
+                rewrite(*left, left_needed.as_ref(), input),
+                rewrite(*right, right_needed.as_ref(), input),
                 algorithm,
             )
         }
         #[cfg(feature = "sep-0006")]
         GraphPattern::Lateral { left, right } => {
-            let right = rewrite(*right, needed);
+            let mut right_input = input.clone();
+            right_input.extend(bound_variables(&left));
+            let right = rewrite(*right, needed, &right_input);
             let Some(left_needed) = with(needed, used_variables(&right)) else {
-                return GraphPattern::lateral(rewrite(*left, None), right);
+                return GraphPattern::lateral(rewrite(*left, None, input), right);
             };
             let droppable = bound_variables(&left)
                 .into_iter()
-                .filter(|v| !left_needed.contains(v))
+                .filter(|v| !left_needed.contains(v) && !input.contains(v))
                 .collect::<HashSet<_>>();
             if droppable.is_empty() {
-                return GraphPattern::lateral(rewrite(*left, Some(&left_needed)), right);
+                return GraphPattern::lateral(rewrite(*left, Some(&left_needed), input), right);
             }
             // The variables `left` uses, those bound by the input (read by its filters)
             // included, but for the ones dropped.
