@@ -9,8 +9,8 @@
 //! before and after a commit.
 
 use crate::support::{
-    graph_suffix, options, pattern_rows, proptest_config, query_lines as lines, transaction_load,
-    TempStore,
+    answers_as_written, graph_suffix, options, pattern_rows, proptest_config, query_lines as lines,
+    transaction_load, TempStore,
 };
 use lodestone_store::load::RdfFormat;
 use lodestone_store::sparql::QueryOptions;
@@ -229,13 +229,13 @@ fn numeric1_look_ups(text: &str) -> Vec<u64> {
         &store,
         &[("range.nq", n_quads(&products).as_bytes(), RdfFormat::NQuads)],
     );
-    let options = QueryOptions::default();
-    let mut optimized = lines(&store, text, &options);
-    let mut as_written = lines(&store, text, &options.clone().without_optimizations());
-    optimized.sort();
-    as_written.sort();
-    assert_eq!(optimized, as_written, "{text}");
-    pattern_rows(&store, text, &options, &format!("?product <{E}numeric1>"))
+    answers_as_written(&store, text);
+    pattern_rows(
+        &store,
+        text,
+        &QueryOptions::default(),
+        &format!("?product <{E}numeric1>"),
+    )
 }
 
 /// The range read itself: the predicate's dictionary literals and its inlined integers within

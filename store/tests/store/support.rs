@@ -344,3 +344,15 @@ pub fn pattern_rows(
     walk(&plan["plan"], pattern, &mut rows);
     rows
 }
+
+/// Checks that `text` answers with the optimizer as without it (rows in any order), and
+/// returns how many rows it gave.
+pub fn answers_as_written(store: &Store, text: &str) -> usize {
+    let options = lodestone_store::sparql::QueryOptions::default();
+    let mut optimized = query_lines(store, text, &options);
+    let mut as_written = query_lines(store, text, &options.clone().without_optimizations());
+    optimized.sort();
+    as_written.sort();
+    assert_eq!(optimized, as_written, "{text}");
+    optimized.len()
+}

@@ -5,7 +5,9 @@
 //! parameter bound (a for-loop left join), not over every review of the store. The answers
 //! must be those of the query evaluated as written.
 
-use crate::support::{pattern_rows, query_lines as lines, transaction_load, TempStore};
+use crate::support::{
+    answers_as_written, pattern_rows, query_lines as lines, transaction_load, TempStore,
+};
 use lodestone_store::load::RdfFormat;
 use lodestone_store::sparql::QueryOptions;
 use std::fmt::Write;
@@ -77,18 +79,6 @@ fn a_values_bound_type_is_tested_after_the_selective_pattern() {
     let options = QueryOptions::default();
     let rows = pattern_rows(&store, &text, &options, &format!("?product <{RDF_TYPE}>"));
     assert_eq!(rows, vec![10]);
-}
-
-/// Checks that `text` answers as written, without the optimizer (rows in any order), and
-/// returns how many rows it gave.
-fn answers_as_written(store: &TempStore, text: &str) -> usize {
-    let options = QueryOptions::default();
-    let mut optimized = lines(store, text, &options);
-    let mut as_written = lines(store, text, &options.clone().without_optimizations());
-    optimized.sort();
-    as_written.sort();
-    assert_eq!(optimized, as_written, "{text}");
-    optimized.len()
 }
 
 fn store() -> TempStore {
