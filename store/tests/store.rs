@@ -66,6 +66,8 @@ mod roundtrip;
 mod similar;
 #[path = "store/statistics.rs"]
 mod statistics;
+#[path = "store/subject_columns.rs"]
+mod subject_columns;
 #[path = "store/support.rs"]
 mod support;
 #[path = "store/values_parameters.rs"]

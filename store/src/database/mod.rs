@@ -11,14 +11,14 @@
 //! [`Database::lock_writer`] writes, and it publishes a commit's sequence number
 //! ([`Database::publish_sequence`]) only once the commit's batch is written.
 
+mod columns;
 mod decoded;
-mod number_columns;
 mod open;
 mod write_health;
 mod writer_state;
 
+pub(crate) use columns::{Column, ColumnKey, ColumnOrder, Columns, Plan, SEEK_ENTRIES};
 pub(crate) use decoded::DecodedTerms;
-pub(crate) use number_columns::{Column, NumberColumns, Plan};
 pub use write_health::WriteFailure;
 pub(crate) use write_health::WriteHealth;
 pub(crate) use writer_state::{IdMark, TermCache, WriterState};
@@ -41,7 +41,8 @@ pub(crate) struct Database {
     writer: Mutex<WriterState>,
     committed_sequence: AtomicU64,
     decoded: DecodedTerms,
-    number_columns: NumberColumns,
+    number_columns: Columns,
+    subject_columns: Columns,
     blank_numbering: BlankNumbering,
     write_health: WriteHealth,
     /// Whether the distinct counts per class and predicate are kept (all but a store of an
@@ -76,9 +77,16 @@ impl Database {
         &self.decoded
     }
 
-    /// Numeric columns of predicates, shared by every reader (see `database::number_columns`).
-    pub(crate) fn number_columns(&self) -> &NumberColumns {
+    /// Columns of objects of predicates (numeric ranges), shared by every reader (see
+    /// `database::columns`).
+    pub(crate) fn number_columns(&self) -> &Columns {
         &self.number_columns
+    }
+
+    /// Columns of subjects of predicates (a subject's values), shared by every reader (see
+    /// `database::columns`).
+    pub(crate) fn subject_columns(&self) -> &Columns {
+        &self.subject_columns
     }
 
     /// The RocksDB database itself.

@@ -1,7 +1,7 @@
 //! Opening a store's folder: creating it, refusing what is not a Lodestone store or is one of
 //! another format version, upgrading older formats, and reading the writer's counters.
 
-use super::{Database, DecodedTerms, NumberColumns, TermCache, WriteHealth, WriterState};
+use super::{Columns, Database, DecodedTerms, TermCache, WriteHealth, WriterState};
 use crate::encoding::{BlankNumbering, Permutation, TermId};
 use crate::error::{CorruptionError, StoreError};
 use crate::kv::{meta_key, open_db, permutation_table, StoreOptions, Table};
@@ -197,7 +197,8 @@ impl Database {
             class_predicates,
             committed_sequence: AtomicU64::new(state.sequence),
             decoded: DecodedTerms::new(options.decoded_terms_bytes),
-            number_columns: NumberColumns::new(options.number_columns_bytes),
+            number_columns: Columns::new(options.number_columns_bytes),
+            subject_columns: Columns::new(options.subject_columns_bytes),
             writer: Mutex::new(state),
             db,
             path,

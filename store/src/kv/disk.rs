@@ -26,9 +26,12 @@ pub struct StoreOptions {
     pub read_only: bool,
     /// Memory for decoded dictionary terms shared by all readers, in bytes.
     pub decoded_terms_bytes: usize,
-    /// Memory for the numeric columns of predicates whose ranges are read often, shared by
-    /// all readers, in bytes (see `database::number_columns`; 0 keeps none).
+    /// Memory for the columns of predicates whose numeric ranges are read often, shared by
+    /// all readers, in bytes (see `database::columns`; 0 keeps none).
     pub number_columns_bytes: usize,
+    /// Memory for the columns of predicates whose subjects' values are looked up often,
+    /// shared by all readers, in bytes (see `database::columns`; 0 keeps none).
+    pub subject_columns_bytes: usize,
     /// Fewest committed quads a graph cleared whole in a transaction must have held for its
     /// entries in the graph-first indexes to go in one range deletion instead of a point
     /// deletion each. RocksDB 7 re-fragments a memtable's range deletions for every
@@ -59,6 +62,7 @@ impl Default for StoreOptions {
             read_only: false,
             decoded_terms_bytes: 32 << 20,
             number_columns_bytes: 32 << 20,
+            subject_columns_bytes: 32 << 20,
             range_deletion_min_quads: 1024,
             background_at_lowest_priority: false,
             compact_graph_max_quads: 256,
@@ -69,12 +73,14 @@ impl Default for StoreOptions {
 impl StoreOptions {
     /// Options sized to a total memory budget in bytes: a half for the block cache (which
     /// also holds the index and filter blocks), a quarter for all memtables together (each
-    /// table's memtable at most a sixteenth), a sixteenth for decoded terms, a sixteenth for
-    /// numeric columns, the rest left to table readers and the engine.
+    /// table's memtable at most a sixteenth), a sixteenth each for decoded terms, for columns
+    /// of objects (numeric ranges) and for columns of subjects, the rest left to table readers
+    /// and the engine. Columns take memory only as they are built.
     pub fn with_memory_budget(mut self, bytes: usize) -> Self {
         self.block_cache_bytes = (bytes / 2).max(4 << 20);
         self.decoded_terms_bytes = bytes / 16;
         self.number_columns_bytes = bytes / 16;
+        self.subject_columns_bytes = bytes / 16;
         self.write_buffer_bytes = (bytes / 16).clamp(1 << 20, 64 << 20);
         self.total_write_buffer_bytes = (bytes / 4).max(4 << 20);
         self
@@ -88,6 +94,7 @@ impl StoreOptions {
         self.block_cache_bytes = (bytes / 16).max(4 << 20);
         self.decoded_terms_bytes = (bytes / 64).max(1 << 20);
         self.number_columns_bytes = 0;
+        self.subject_columns_bytes = 0;
         self.write_buffer_bytes = (bytes / 64).clamp(1 << 20, 16 << 20);
         self.total_write_buffer_bytes = (bytes / 16).max(4 << 20);
         self

@@ -6,9 +6,9 @@
 //! predicate; a number stored in the dictionary (a decimal, a double, an integer written in a
 //! form that is not canonical) cannot be placed without decoding it, so every dictionary
 //! literal of the predicate is read too. The caller filters what it gets. A predicate whose
-//! ranges are read often is read from its numeric column instead (`database::number_columns`).
+//! ranges are read often is read from its column of objects instead (`database::columns`).
 
-use crate::database::{Column, Plan};
+use crate::database::{Column, ColumnKey, ColumnOrder, Plan};
 use crate::encoding::{EncodedQuad, Permutation, TermId, TermKind};
 use crate::error::{CorruptionError, StoreError};
 use crate::quads::reader::Reader;
@@ -19,7 +19,7 @@ impl Reader<'_> {
     /// in `posg` order: the predicate's dictionary literals and its inlined integers within
     /// the bounds. `None` when the read would visit more than `limit` quads, or when the
     /// reader has a transaction's changes on top (they are not in `posg`). Read from the
-    /// predicate's numeric column once range reads have paid for one (`database::number_columns`).
+    /// predicate's column of objects once range reads have paid for one (`database::columns`).
     pub fn quads_in_numeric_range(
         &self,
         predicate: TermId,
@@ -33,14 +33,18 @@ impl Reader<'_> {
         }
         let integers = TermId::inline_integer_range(lower, upper);
         let columns = self.database().number_columns();
+        let key = ColumnKey {
+            predicate,
+            order: ColumnOrder::Objects,
+        };
         let sequence = self.sequence()?;
         let quads = self.usage(predicate)?.as_predicate;
-        let column = match columns.plan(predicate, sequence, quads) {
+        let column = match columns.plan(key, sequence, quads) {
             Plan::Column(column) => column,
-            Plan::Build => columns.keep(predicate, self.read_column(predicate, sequence)?),
+            Plan::Build => columns.keep(key, self.read_column(predicate, sequence)?),
             Plan::Scan => {
                 let (read, visited) = self.scan_numeric_range(predicate, integers, graph, limit)?;
-                columns.visited(predicate, sequence, visited);
+                columns.visited(key, sequence, visited);
                 return Ok(read);
             }
         };
@@ -90,19 +94,31 @@ impl Reader<'_> {
         Ok((Some(quads), visited as u64))
     }
 
-    /// The predicate's numeric column: every `posg` entry whose object is a literal or an
+    /// The predicate's column of objects: every `posg` entry whose object is a literal or an
     /// inlined integer.
     fn read_column(&self, predicate: TermId, sequence: u64) -> Result<Column, StoreError> {
-        let mut quads = Vec::new();
         let objects = (
             TermId::new(TermKind::Literal, 0),
             TermId::new(TermKind::Integer, TermId::MAX_PAYLOAD),
         );
+        Ok(Column::objects(
+            sequence,
+            self.posg_entries(predicate, objects)?,
+        ))
+    }
+
+    /// Every `posg` entry of `predicate` with an object in `objects` (inclusive), in order.
+    pub(super) fn posg_entries(
+        &self,
+        predicate: TermId,
+        objects: (TermId, TermId),
+    ) -> Result<Vec<EncodedQuad>, StoreError> {
+        let mut quads = Vec::new();
         self.read_posg_objects(predicate, objects, |quad| {
             quads.push(quad);
             true
         })?;
-        Ok(Column::new(sequence, quads))
+        Ok(quads)
     }
 
     /// Hands `each` the `posg` entries of `predicate` with objects in `(first, last)`

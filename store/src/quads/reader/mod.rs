@@ -2,9 +2,11 @@
 //!
 //! This module holds the reader and its pattern scans; what a reader answers besides quads is
 //! in its children: `terms` (ids and terms, transient terms, quads encoded and decoded),
-//! `statistics` (the committed counters: term usage, ranks, classes, totals) and `iris` (IRIs
-//! by prefix, local name or document). Whole-store passes are in `quads::batch`.
+//! `statistics` (the committed counters: term usage, ranks, classes, totals), `iris` (IRIs
+//! by prefix, local name or document) and `subject_column` (a subject's values from a column).
+//! Whole-store passes are in `quads::batch`.
 
+use crate::changes::SequenceNumber;
 use crate::database::{Database, DecodedTerms};
 use crate::encoding::{EncodedQuad, Permutation, TermId};
 use crate::error::{CorruptionError, StoreError};
@@ -16,10 +18,12 @@ use rocksdb::{ColumnFamily, DBRawIterator, ReadOptions, Snapshot, DB};
 use rustc_hash::FxHashMap;
 use std::cell::RefCell;
 use std::sync::Arc;
+use subject_column::SubjectLookup;
 
 mod iris;
 mod object_span;
 mod statistics;
+mod subject_column;
 mod terms;
 
 /// Quads of compact graphs kept per reader; cleared when they grow past this many.
@@ -64,6 +68,10 @@ struct ReaderCache {
     compact_graphs: FxHashMap<TermId, Arc<[EncodedQuad]>>,
     /// Quads held in `compact_graphs`.
     compact_graph_quads: usize,
+    /// The commit sequence of the snapshot, once read.
+    sequence: Option<SequenceNumber>,
+    /// What is known of the columns of subjects of the predicates looked up so far.
+    subject_lookups: FxHashMap<TermId, SubjectLookup>,
 }
 
 impl<'a> Reader<'a> {
@@ -175,6 +183,13 @@ impl<'a> Reader<'a> {
                 Err(e) => error = Some(e),
             }
         }
+        if let (Some(s), Some(p), None) = (subject, predicate, object) {
+            match self.subject_column_matches(s, p, graph) {
+                Ok(Some(quads)) => return self.quads_in_memory(permutation, quads, error),
+                Ok(None) => {}
+                Err(e) => error = error.or(Some(e)),
+            }
+        }
         let prefix = permutation.prefix(pattern);
         // Scans with a bound first id stay within one hash bucket of the memtable (prefix
         // mode); a full scan needs total order.
@@ -253,6 +268,17 @@ impl<'a> Reader<'a> {
             matching.extend(overlay.added_matching(permutation, pattern));
             matching.sort_unstable_by_key(|q| permutation.key(q));
         }
+        self.quads_in_memory(permutation, matching, error)
+    }
+
+    /// A scan's answer already read: `quads` in the order of `permutation`, after `error` if
+    /// there is one.
+    fn quads_in_memory(
+        &self,
+        permutation: Permutation,
+        quads: Vec<EncodedQuad>,
+        error: Option<StoreError>,
+    ) -> QuadIter<'_, 'a> {
         QuadIter {
             permutation,
             slot: 0,
@@ -260,11 +286,21 @@ impl<'a> Reader<'a> {
             idle: &self.idle,
             prefix: Vec::new(),
             only_graph: None,
-            extra: matching.into_iter().peekable(),
+            extra: quads.into_iter().peekable(),
             removed: None,
             error,
             failed: false,
         }
+    }
+
+    /// The commit sequence of the snapshot (read once per reader).
+    pub(super) fn cached_sequence(&self) -> Result<SequenceNumber, StoreError> {
+        if let Some(sequence) = self.cache.borrow().sequence {
+            return Ok(sequence);
+        }
+        let sequence = self.sequence()?;
+        self.cache.borrow_mut().sequence = Some(sequence);
+        Ok(sequence)
     }
 
     /// The committed quads of a compact graph, in GSPO order.
