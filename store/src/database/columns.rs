@@ -323,8 +323,12 @@ impl Column {
     pub(crate) fn of_subject(&self, subject: TermId) -> &[EncodedQuad] {
         debug_assert_eq!(self.order, ColumnOrder::Subjects);
         let start = self.quads.partition_point(|q| q.subject < subject);
-        let end = start + self.quads[start..].partition_point(|q| q.subject == subject);
-        &self.quads[start..end]
+        // A subject has few entries: counting them beats a second search over the rest.
+        let len = self.quads[start..]
+            .iter()
+            .take_while(|q| q.subject == subject)
+            .count();
+        &self.quads[start..start + len]
     }
 }
 

@@ -27,10 +27,12 @@ use crate::eval::EvalDataset;
 use crate::expression::ExpressionEvaluator;
 use oxrdf::{NamedNode, Variable};
 use oxsdatatypes::Double;
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
 use spargebra::term::{GroundTermPattern, NamedNodePattern};
 use sparopt::algebra::{Expression, GraphPattern};
+use std::hash::Hash;
 use std::iter::once;
+use std::ops::Range;
 use std::rc::Rc;
 
 /// Rows of the left side gathered before choosing between look-ups and one range read. A
@@ -291,54 +293,81 @@ impl<'a, D: QueryableDataset<'a>> RangeRead<'a, D> {
         row.contains(self.subject) && !row.contains(self.object)
     }
 
-    /// The objects within `range` of `subjects`, by subject, or `None` when their rows are
-    /// better looked up one by one. `read` holds the range read of an earlier chunk, kept if
-    /// its range holds this one, or gets this chunk's.
-    #[allow(clippy::type_complexity)]
+    /// The range read holding `range`, or `None` when the rows of `subjects` are better
+    /// looked up one by one. `read` holds the range read of an earlier chunk, kept if its
+    /// range holds this one, or gets this chunk's.
     fn objects(
         &self,
-        subjects: Vec<&D::InternalTerm>,
+        subjects: usize,
         range: NumericRange,
-        read: &mut Option<RangeQuads<D::InternalTerm>>,
-    ) -> Result<Option<FxHashMap<D::InternalTerm, Vec<D::InternalTerm>>>, QueryEvaluationError>
-    {
+        read: &mut Option<Rc<RangeQuads<D::InternalTerm>>>,
+    ) -> Result<Option<Rc<RangeQuads<D::InternalTerm>>>, QueryEvaluationError> {
         if read.as_ref().is_none_or(|read| !contains(read.range, range)) {
-            if subjects.len() < MIN_ROWS {
+            if subjects < MIN_ROWS {
                 return Ok(None);
             }
             let Some(quads) = self.dataset.default_graph_quads_for_numeric_range(
                 &self.predicate,
                 range,
-                subjects
-                    .len()
-                    .saturating_mul(QUADS_PER_ROW)
-                    .min(MAX_RANGE_QUADS),
+                subjects.saturating_mul(QUADS_PER_ROW).min(MAX_RANGE_QUADS),
             )?
             else {
                 return Ok(None);
             };
-            *read = Some(RangeQuads { range, quads });
+            *read = Some(Rc::new(RangeQuads::new(range, quads)));
         }
-        let Some(RangeQuads { quads, .. }) = read.as_ref() else {
-            return Ok(None);
-        };
-        let mut objects = subjects
-            .into_iter()
-            .map(|s| (s.clone(), Vec::new()))
-            .collect::<FxHashMap<_, _>>();
-        for quad in quads {
-            if let Some(values) = objects.get_mut(&quad.subject) {
-                values.push(quad.object.clone());
-            }
-        }
-        Ok(Some(objects))
+        Ok(read.clone())
     }
 }
 
-/// A range read and the range it covers.
+/// A range read, its objects grouped by subject, and the range it covers.
 struct RangeQuads<T> {
     range: NumericRange,
-    quads: Vec<InternalQuad<T>>,
+    /// The objects of the read, a subject's together, in the read's order.
+    objects: Vec<T>,
+    /// Where each subject's objects are in `objects`: start and count.
+    by_subject: FxHashMap<T, (u32, u32)>,
+}
+
+impl<T: Clone + Eq + Hash> RangeQuads<T> {
+    /// The read's quads grouped by subject (counted, then placed: no allocation per subject).
+    fn new(range: NumericRange, quads: Vec<InternalQuad<T>>) -> Self {
+        let mut by_subject = FxHashMap::with_capacity_and_hasher(quads.len(), FxBuildHasher);
+        for quad in &quads {
+            by_subject
+                .entry(quad.subject.clone())
+                .or_insert((0, 0))
+                .1 += 1;
+        }
+        let mut start = 0;
+        for (first, count) in by_subject.values_mut() {
+            *first = start;
+            start += std::mem::take(count);
+        }
+        let mut places = vec![0_u32; quads.len()];
+        for (i, quad) in (0_u32..).zip(&quads) {
+            if let Some((first, count)) = by_subject.get_mut(&quad.subject) {
+                places[(*first + *count) as usize] = i;
+                *count += 1;
+            }
+        }
+        let objects = places
+            .into_iter()
+            .map(|i| quads[i as usize].object.clone())
+            .collect();
+        Self {
+            range,
+            objects,
+            by_subject,
+        }
+    }
+
+    /// Where the objects of `subject` are in `objects`.
+    fn of_subject(&self, subject: &T) -> Range<usize> {
+        self.by_subject
+            .get(subject)
+            .map_or(0..0, |&(first, count)| first as usize..(first + count) as usize)
+    }
 }
 
 /// The rows of the join, a chunk of left rows at a time.
@@ -351,7 +380,7 @@ struct RangeJoinIterator<'a, D: QueryableDataset<'a>> {
     /// The range of every row when the input binds the bounds, else each row has its own.
     input_range: Option<NumericRange>,
     /// The last range read, which later chunks join with while it holds their range.
-    read_quads: Option<RangeQuads<D::InternalTerm>>,
+    read_quads: Option<Rc<RangeQuads<D::InternalTerm>>>,
     current: InternalTuplesIterator<'a, D::InternalTerm>,
 }
 
@@ -400,16 +429,11 @@ impl<'a, D: QueryableDataset<'a>> RangeJoinIterator<'a, D> {
         }
         let right = Rc::clone(&self.right);
         let (joined, range) = self.joined_rows(&rows);
-        let subjects = rows
-            .iter()
-            .zip(&joined)
-            .filter(|(_, joined)| **joined)
-            .filter_map(|(row, _)| row.as_ref().ok()?.get(self.read.subject))
-            .collect::<Vec<_>>();
-        let objects = match range.map_or(Ok(None), |range| {
+        let subjects = joined.iter().filter(|joined| **joined).count();
+        let read_quads = match range.map_or(Ok(None), |range| {
             self.read.objects(subjects, range, &mut self.read_quads)
         }) {
-            Ok(Some(objects)) => Rc::new(objects),
+            Ok(Some(read_quads)) => read_quads,
             Ok(None) => {
                 return Box::new(rows.into_iter().flat_map(move |row| match row {
                     Ok(row) => right(row),
@@ -425,11 +449,14 @@ impl<'a, D: QueryableDataset<'a>> RangeJoinIterator<'a, D> {
         // Most rows have no object in the range: they end here without an allocation each.
         Box::new(rows.into_iter().zip(joined).flat_map(move |(row, joined)| match row {
             Ok(row) if joined => {
-                let values = row.get(read.subject).and_then(|s| objects.get(s)).cloned();
+                let objects = row
+                    .get(read.subject)
+                    .map_or(0..0, |s| read_quads.of_subject(s));
                 RowJoin::Objects {
-                    row,
+                    row: Some(row),
                     object: read.object,
-                    values: values.unwrap_or_default().into_iter(),
+                    read: Rc::clone(&read_quads),
+                    objects,
                 }
             }
             Ok(row) => RowJoin::LookedUp(right(row)),
@@ -442,9 +469,12 @@ impl<'a, D: QueryableDataset<'a>> RangeJoinIterator<'a, D> {
 /// pattern's own look-up.
 enum RowJoin<'a, T> {
     Objects {
-        row: InternalTuple<T>,
+        /// Taken by the last object.
+        row: Option<InternalTuple<T>>,
         object: usize,
-        values: std::vec::IntoIter<T>,
+        read: Rc<RangeQuads<T>>,
+        /// The subject's objects not joined yet, in `read.objects`.
+        objects: Range<usize>,
     },
     LookedUp(InternalTuplesIterator<'a, T>),
 }
@@ -457,10 +487,15 @@ impl<T: Clone> Iterator for RowJoin<'_, T> {
             Self::Objects {
                 row,
                 object,
-                values,
+                read,
+                objects,
             } => {
-                let value = values.next()?;
-                let mut joined = row.clone();
+                let value = read.objects[objects.next()?].clone();
+                let mut joined = if objects.start == objects.end {
+                    row.take()?
+                } else {
+                    row.clone()?
+                };
                 joined.set(*object, value);
                 Some(Ok(joined))
             }
