@@ -43,8 +43,9 @@ use tokio::sync::{mpsc, oneshot, OwnedSemaphorePermit};
 
 /// A chunk is sent once this many bytes are buffered.
 pub const CHUNK_BYTES: usize = 32 * 1024;
-/// A partial chunk is sent at the next write once this long has passed since the last send,
-/// so that a slow query's first rows do not wait for a full chunk.
+/// A partial chunk is sent at a write (the clock is read every few dozen writes) once this
+/// long has passed since the last send, so that a slow query's first rows do not wait for a
+/// full chunk.
 pub const FLUSH_AFTER: Duration = Duration::from_millis(100);
 /// Writes between two readings of the clock for [`FLUSH_AFTER`]. Serializers write each
 /// token on its own (a JSON answer of 19 rows of 12 values: thousands of writes), and reading
@@ -201,11 +202,12 @@ impl Write for ChunkSink {
             self.last_send = Instant::now();
         }
         self.unclocked_writes += 1;
+        let read_clock = self.unclocked_writes >= WRITES_PER_CLOCK_READ;
+        if read_clock {
+            self.unclocked_writes = 0;
+        }
         let due = self.buffer.len() >= CHUNK_BYTES
-            || (self.unclocked_writes >= WRITES_PER_CLOCK_READ && {
-                self.unclocked_writes = 0;
-                self.last_send.elapsed() >= FLUSH_AFTER
-            });
+            || (read_clock && self.last_send.elapsed() >= FLUSH_AFTER);
         if !self.held && due {
             self.send_buffer()?;
         }

@@ -269,7 +269,7 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                     read: Rc::clone(&read),
                     bounds: Rc::clone(&bounds),
                     input_range,
-                    read_quads: None,
+                    range_objects: None,
                     current: Box::new(std::iter::empty()),
                 })
             });
@@ -293,15 +293,15 @@ impl<'a, D: QueryableDataset<'a>> RangeRead<'a, D> {
         row.contains(self.subject) && !row.contains(self.object)
     }
 
-    /// The range read holding `range`, or `None` when the rows of `subjects` are better
-    /// looked up one by one. `read` holds the range read of an earlier chunk, kept if its
-    /// range holds this one, or gets this chunk's.
-    fn objects(
+    /// The range read holding `range`, grouped by subject, or `None` when the chunk's
+    /// `subjects` rows to join are better looked up one by one. `read` holds the range read of
+    /// an earlier chunk, kept if its range holds this one, or gets this chunk's.
+    fn range_objects(
         &self,
         subjects: usize,
         range: NumericRange,
-        read: &mut Option<Rc<RangeQuads<D::InternalTerm>>>,
-    ) -> Result<Option<Rc<RangeQuads<D::InternalTerm>>>, QueryEvaluationError> {
+        read: &mut Option<Rc<RangeObjects<D::InternalTerm>>>,
+    ) -> Result<Option<Rc<RangeObjects<D::InternalTerm>>>, QueryEvaluationError> {
         if read.as_ref().is_none_or(|read| !contains(read.range, range)) {
             if subjects < MIN_ROWS {
                 return Ok(None);
@@ -314,14 +314,14 @@ impl<'a, D: QueryableDataset<'a>> RangeRead<'a, D> {
             else {
                 return Ok(None);
             };
-            *read = Some(Rc::new(RangeQuads::new(range, quads)));
+            *read = Some(Rc::new(RangeObjects::new(range, quads)));
         }
         Ok(read.clone())
     }
 }
 
 /// A range read, its objects grouped by subject, and the range it covers.
-struct RangeQuads<T> {
+struct RangeObjects<T> {
     range: NumericRange,
     /// The objects of the read, a subject's together, in the read's order.
     objects: Vec<T>,
@@ -329,7 +329,7 @@ struct RangeQuads<T> {
     by_subject: FxHashMap<T, (u32, u32)>,
 }
 
-impl<T: Clone + Eq + Hash> RangeQuads<T> {
+impl<T: Clone + Eq + Hash> RangeObjects<T> {
     /// The read's quads grouped by subject (counted, then placed: no allocation per subject).
     fn new(range: NumericRange, quads: Vec<InternalQuad<T>>) -> Self {
         let mut by_subject = FxHashMap::with_capacity_and_hasher(quads.len(), FxBuildHasher);
@@ -380,7 +380,7 @@ struct RangeJoinIterator<'a, D: QueryableDataset<'a>> {
     /// The range of every row when the input binds the bounds, else each row has its own.
     input_range: Option<NumericRange>,
     /// The last range read, which later chunks join with while it holds their range.
-    read_quads: Option<Rc<RangeQuads<D::InternalTerm>>>,
+    range_objects: Option<Rc<RangeObjects<D::InternalTerm>>>,
     current: InternalTuplesIterator<'a, D::InternalTerm>,
 }
 
@@ -430,10 +430,10 @@ impl<'a, D: QueryableDataset<'a>> RangeJoinIterator<'a, D> {
         let right = Rc::clone(&self.right);
         let (joined, range) = self.joined_rows(&rows);
         let subjects = joined.iter().filter(|joined| **joined).count();
-        let read_quads = match range.map_or(Ok(None), |range| {
-            self.read.objects(subjects, range, &mut self.read_quads)
+        let range_objects = match range.map_or(Ok(None), |range| {
+            self.read.range_objects(subjects, range, &mut self.range_objects)
         }) {
-            Ok(Some(read_quads)) => read_quads,
+            Ok(Some(range_objects)) => range_objects,
             Ok(None) => {
                 return Box::new(rows.into_iter().flat_map(move |row| match row {
                     Ok(row) => right(row),
@@ -451,11 +451,11 @@ impl<'a, D: QueryableDataset<'a>> RangeJoinIterator<'a, D> {
             Ok(row) if joined => {
                 let objects = row
                     .get(read.subject)
-                    .map_or(0..0, |s| read_quads.of_subject(s));
+                    .map_or(0..0, |s| range_objects.of_subject(s));
                 RowJoin::Objects {
                     row: Some(row),
                     object: read.object,
-                    read: Rc::clone(&read_quads),
+                    read: Rc::clone(&range_objects),
                     objects,
                 }
             }
@@ -472,7 +472,7 @@ enum RowJoin<'a, T> {
         /// Taken by the last object.
         row: Option<InternalTuple<T>>,
         object: usize,
-        read: Rc<RangeQuads<T>>,
+        read: Rc<RangeObjects<T>>,
         /// The subject's objects not joined yet, in `read.objects`.
         objects: Range<usize>,
     },
