@@ -184,7 +184,7 @@ enum Command {
 fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     // Measure what `lodestone serve` runs: the same allocator settings.
-    lodestone_server::allocator::restart_with(&lodestone_server::allocator::SERVER)?;
+    lodestone_server::allocator::restart_with(&lodestone_server::allocator::LONG_RUNNING)?;
     match cli.command {
         Command::Trickle(args) => trickle::run(&args),
         Command::BsbmQueries {

@@ -12,9 +12,11 @@ use std::time::{Duration, Instant};
 
 /// `lodestone load`.
 pub(super) fn load(args: LoadArgs) -> anyhow::Result<()> {
+    let mut settings = crate::allocator::LONG_RUNNING.to_vec();
     if args.memory_budget < SMALL_FOOTPRINT_BUDGET_MB {
-        crate::allocator::restart_with(&crate::allocator::SMALL_FOOTPRINT)?;
+        settings.extend(crate::allocator::SMALL_FOOTPRINT);
     }
+    crate::allocator::restart_with(&settings)?;
     let budget = super::budget_bytes(args.memory_budget);
     let store = open_store_for_load(&args.data, budget)?;
     // Read before the load, so that a bad config file fails it before it starts.

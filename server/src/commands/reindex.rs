@@ -14,6 +14,7 @@ const LINE_EVERY: std::time::Duration = std::time::Duration::from_secs(5);
 /// Rebuilds the text index from scratch with a progress bar (progress lines without a
 /// terminal).
 pub(super) fn reindex(args: &ReindexArgs) -> anyhow::Result<()> {
+    crate::allocator::restart_with(&crate::allocator::LONG_RUNNING)?;
     let settings = crate::config::search_settings(args.config.as_deref())?
         .within_budget(super::budget_bytes(args.memory_budget));
     let args = &args.data;

@@ -22,7 +22,7 @@ use tokio::net::TcpListener;
 /// until it is stopped (ctrl-c or SIGTERM).
 pub(super) fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let config = Config::resolve(&args)?;
-    let mut settings = crate::allocator::SERVER.to_vec();
+    let mut settings = crate::allocator::LONG_RUNNING.to_vec();
     if config.store.block_cache_bytes < SMALL_FOOTPRINT_CACHE_BYTES {
         settings.extend(crate::allocator::SMALL_FOOTPRINT);
     }
