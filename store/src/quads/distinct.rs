@@ -24,18 +24,20 @@
 //! ([`rebuild`]).
 
 mod class_predicates;
+mod rebuild;
 
 pub use class_predicates::{ClassPredicateCounts, ClassPredicates};
 
 use crate::database::{Database, IdMark, WriterState};
-use crate::encoding::{encode_term_bytes, EncodedQuad, Permutation, TermId, TermKind};
+use crate::encoding::{encode_term_bytes, EncodedQuad, TermId, TermKind};
 use crate::error::{CorruptionError, StoreError};
 use crate::kv::{meta_key, multi_get, Table};
 use crate::quads::overlay::Overlay;
 use crate::quads::reader::Reader;
 use crate::stats::{decode_u64, encode_u64};
-use class_predicates::{ClassChanges, ClassRebuild};
+use class_predicates::ClassChanges;
 use oxrdf::vocab::rdf;
+pub(crate) use rebuild::rebuild;
 use rocksdb::{ReadOptions, WriteBatch};
 use rustc_hash::FxHashMap;
 
@@ -418,93 +420,6 @@ impl LoadedQuads {
         batch.delete_cf(database.cf(Table::Meta), meta_key::DISTINCT_STATS_STALE);
         Ok(Some(batch))
     }
-}
-
-/// Recomputes the whole table from the indexes: one pass over `spog` (subjects per predicate
-/// and per class, and the sorted list of subjects), one over `posg` (objects per predicate
-/// that are in that list) and one over `gspo` (subjects per named graph). For the upgrade of
-/// an older store and after a bulk load into an empty store or of many quads. Holds no lock:
-/// the caller makes sure nothing writes meanwhile.
-pub(crate) fn rebuild(database: &Database) -> Result<(), StoreError> {
-    let rdf_type = rdf_type_id(database)?;
-    let mut counts: FxHashMap<(Distinct, TermId), u64> = FxHashMap::default();
-    let db = database.db();
-    let scan = |permutation: Permutation, visit: &mut dyn FnMut(EncodedQuad)| {
-        let table = crate::kv::permutation_table(permutation);
-        let mut iter = db.raw_iterator_cf(database.cf(table));
-        iter.seek_to_first();
-        while let Some(key) = iter.key() {
-            let quad = permutation
-                .decode(key)
-                .ok_or_else(|| CorruptionError::msg("short quad key"))?;
-            visit(quad);
-            iter.next();
-        }
-        iter.status().map_err(StoreError::from)
-    };
-    // Subject-first order: a change of (subject, predicate) or (subject, type, class) is a
-    // new distinct pair.
-    let mut last: Option<EncodedQuad> = None;
-    let mut subjects: Vec<TermId> = Vec::new();
-    let mut classes = ClassRebuild::default();
-    scan(Permutation::Spog, &mut |q| {
-        classes.subject_quad(&q, rdf_type);
-        if last.is_none_or(|l| l.subject != q.subject) {
-            subjects.push(q.subject);
-            *counts
-                .entry((Distinct::Subjects, TermId::DEFAULT_GRAPH))
-                .or_default() += 1;
-        }
-        let same_sp = last.is_some_and(|l| l.subject == q.subject && l.predicate == q.predicate);
-        if !same_sp {
-            *counts
-                .entry((Distinct::PredicateSubjects, q.predicate))
-                .or_default() += 1;
-        }
-        if Some(q.predicate) == rdf_type && !(same_sp && last.is_some_and(|l| l.object == q.object))
-        {
-            *counts
-                .entry((Distinct::ClassSubjects, q.object))
-                .or_default() += 1;
-        }
-        last = Some(q);
-    })?;
-    classes.end_of_subjects();
-    let mut last: Option<EncodedQuad> = None;
-    scan(Permutation::Posg, &mut |q| {
-        let same = last.is_some_and(|l| l.predicate == q.predicate && l.object == q.object);
-        if !same && is_entity(q.object) && subjects.binary_search(&q.object).is_ok() {
-            *counts
-                .entry((Distinct::PredicateObjects, q.predicate))
-                .or_default() += 1;
-            classes.object_pair(q.predicate, q.object);
-        }
-        last = Some(q);
-    })?;
-    let mut last: Option<EncodedQuad> = None;
-    scan(Permutation::Gspo, &mut |q| {
-        let same = last.is_some_and(|l| l.graph == q.graph && l.subject == q.subject);
-        if !same && !q.graph.is_default_graph() {
-            *counts
-                .entry((Distinct::GraphSubjects, q.graph))
-                .or_default() += 1;
-        }
-        last = Some(q);
-    })?;
-    let mut entries: Vec<((Distinct, TermId), u64)> = counts.into_iter().collect();
-    entries.sort_unstable();
-    let cf = database.cf(Table::DistinctStats);
-    let mut batch = WriteBatch::default();
-    batch.delete_range_cf(cf, [0_u8].as_slice(), [u8::MAX; 10].as_slice());
-    for ((kind, term), count) in entries {
-        batch.put_cf(cf, kind.key(term), encode_u64(count));
-    }
-    for (key, count) in classes.entries() {
-        batch.put_cf(cf, key, encode_u64(count));
-    }
-    batch.delete_cf(database.cf(Table::Meta), meta_key::DISTINCT_STATS_STALE);
-    database.write(batch, &database.write_options())?;
-    Ok(())
 }
 
 /// Marks the table as needing a [`rebuild`] (before a bulk load ingests its files), so that

@@ -297,10 +297,16 @@ impl ClassRebuild {
         self.predicates.clear();
     }
 
-    /// Notes one distinct (predicate, object) of the `posg` scan, the object an entity.
-    pub(super) fn object_pair(&mut self, predicate: TermId, object: TermId) {
-        let start = self.typed.partition_point(|(x, _)| *x < object);
-        for (_, class) in self.typed[start..].iter().take_while(|(x, _)| *x == object) {
+    /// Notes one distinct (predicate, object) of the `posg` scan, the object an entity;
+    /// `typed` are the (instance, class) pairs of the whole `spog` scan.
+    pub(super) fn object_pair(
+        &mut self,
+        typed: &[(TermId, TermId)],
+        predicate: TermId,
+        object: TermId,
+    ) {
+        let start = typed.partition_point(|(x, _)| *x < object);
+        for (_, class) in typed[start..].iter().take_while(|(x, _)| *x == object) {
             *self
                 .counts
                 .entry((ClassPredicates::Objects, *class, predicate))
@@ -309,6 +315,19 @@ impl ClassRebuild {
     }
 
     /// The table entries: key and count.
+    /// Every (instance, class) of the `spog` scan so far, in instance order.
+    pub(super) fn typed(&self) -> &[(TermId, TermId)] {
+        &self.typed
+    }
+
+    /// Adds what a scan of a later part of the same index counted (its subjects ended).
+    pub(super) fn absorb(&mut self, later: ClassRebuild) {
+        for (key, n) in later.counts {
+            *self.counts.entry(key).or_default() += n;
+        }
+        self.typed.extend(later.typed);
+    }
+
     pub(super) fn entries(self) -> impl Iterator<Item = (Vec<u8>, u64)> {
         self.counts
             .into_iter()
@@ -392,8 +411,11 @@ mod tests {
             rebuild.subject_quad(&quad, Some(rdf_type));
         }
         rebuild.end_of_subjects();
-        rebuild.object_pair(p, id(10));
-        rebuild.object_pair(p, id(11));
+        // The object pass counts in a part of its own, added to the subject pass's.
+        let mut objects = ClassRebuild::default();
+        objects.object_pair(rebuild.typed(), p, id(10));
+        objects.object_pair(rebuild.typed(), p, id(11));
+        rebuild.absorb(objects);
         let counts: FxHashMap<Vec<u8>, u64> = rebuild.entries().collect();
         let get = |kind: ClassPredicates, predicate| counts.get(&kind.key(class, predicate));
         assert_eq!(get(ClassPredicates::Subjects, rdf_type), Some(&1));
