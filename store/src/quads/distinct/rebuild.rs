@@ -21,6 +21,10 @@ use std::sync::Mutex;
 /// Counts of one kind of distinct pair per term, as one part of a scan found them.
 type Counts = FxHashMap<(Distinct, TermId), u64>;
 
+/// Bytes of one term id in a quad key: a part boundary of `spog` is one id (a subject), of
+/// `posg` and `gspo` two (a predicate and object, a graph and subject).
+const ID_BYTES: usize = 8;
+
 /// Read-ahead of each part's scan.
 const SCAN_READAHEAD_BYTES: usize = 4 << 20;
 
@@ -37,14 +41,14 @@ pub(crate) fn rebuild(database: &Database) -> Result<(), StoreError> {
 
     // Subject-first order: a change of (subject, predicate) or (subject, type, class) is a
     // new distinct pair. The parts come back in key order, so the subjects stay sorted.
-    let parts = key_ranges(database, Permutation::Spog, 8, workers)?;
+    let parts = key_ranges(database, Permutation::Spog, ID_BYTES, workers)?;
     for part in in_parallel(&parts, |range| subject_part(database, range, rdf_type))? {
         add_counts(&mut counts, part.counts);
         classes.absorb(part.classes);
         subjects.extend(part.subjects);
     }
     let typed = classes.typed();
-    let parts = key_ranges(database, Permutation::Posg, 16, workers)?;
+    let parts = key_ranges(database, Permutation::Posg, 2 * ID_BYTES, workers)?;
     let object_parts = in_parallel(&parts, |range| {
         object_part(database, range, &subjects, typed)
     })?;
@@ -52,7 +56,7 @@ pub(crate) fn rebuild(database: &Database) -> Result<(), StoreError> {
         add_counts(&mut counts, part_counts);
         classes.absorb(part_classes);
     }
-    let parts = key_ranges(database, Permutation::Gspo, 16, workers)?;
+    let parts = key_ranges(database, Permutation::Gspo, 2 * ID_BYTES, workers)?;
     for part in in_parallel(&parts, |range| graph_part(database, range))? {
         add_counts(&mut counts, part);
     }
