@@ -314,7 +314,6 @@ impl ClassRebuild {
         }
     }
 
-    /// The table entries: key and count.
     /// Every (instance, class) of the `spog` scan so far, in instance order.
     pub(super) fn typed(&self) -> &[(TermId, TermId)] {
         &self.typed
@@ -328,6 +327,7 @@ impl ClassRebuild {
         self.typed.extend(later.typed);
     }
 
+    /// The table entries: key and count.
     pub(super) fn entries(self) -> impl Iterator<Item = (Vec<u8>, u64)> {
         self.counts
             .into_iter()

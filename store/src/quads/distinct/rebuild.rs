@@ -11,12 +11,12 @@ use super::class_predicates::ClassRebuild;
 use super::{is_entity, rdf_type_id, Distinct};
 use crate::database::Database;
 use crate::encoding::{EncodedQuad, Permutation, TermId};
-use crate::error::{CorruptionError, StoreError};
+use crate::error::StoreError;
 use crate::kv::{meta_key, permutation_table, Table};
+use crate::quads::reader::Reader;
 use crate::stats::encode_u64;
-use rocksdb::{ReadOptions, WriteBatch};
+use rocksdb::WriteBatch;
 use rustc_hash::FxHashMap;
-use std::sync::Mutex;
 
 /// Counts of one kind of distinct pair per term, as one part of a scan found them.
 type Counts = FxHashMap<(Distinct, TermId), u64>;
@@ -24,9 +24,6 @@ type Counts = FxHashMap<(Distinct, TermId), u64>;
 /// Bytes of one term id in a quad key: a part boundary of `spog` is one id (a subject), of
 /// `posg` and `gspo` two (a predicate and object, a graph and subject).
 const ID_BYTES: usize = 8;
-
-/// Read-ahead of each part's scan.
-const SCAN_READAHEAD_BYTES: usize = 4 << 20;
 
 /// Recomputes the whole table from the indexes (see the module documentation). For the
 /// upgrade of an older store and after a bulk load into an empty store or of many quads.
@@ -169,7 +166,7 @@ fn add_counts(into: &mut Counts, part: Counts) {
 
 /// A part of a scan: from `start` (inclusive) to `end` (exclusive); `None` is the table's
 /// first or last key.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug)]
 struct KeyRange {
     start: Option<Vec<u8>>,
     end: Option<Vec<u8>>,
@@ -217,11 +214,10 @@ fn key_ranges(
             bounds.push(bound[..prefix_len.min(16)].to_vec());
         }
     }
-    bounds.dedup();
-    bounds.retain(|b| !b.is_empty());
     let mut ranges = Vec::with_capacity(bounds.len() + 1);
     let mut start = None;
     for bound in bounds {
+        // Files of several levels may give a bound twice or out of order.
         if start.as_ref().is_some_and(|s: &Vec<u8>| *s >= bound) {
             continue;
         }
@@ -243,68 +239,53 @@ fn as_number(prefix: &[u8]) -> u128 {
     u128::from_be_bytes(bytes)
 }
 
-/// Runs `job` on every range, on up to as many threads as there are ranges; the results come
-/// back in the ranges' order.
+/// Runs `job` on every range, a thread each; the results come back in the ranges' order.
 fn in_parallel<T: Send>(
     ranges: &[KeyRange],
     job: impl Fn(&KeyRange) -> Result<T, StoreError> + Sync,
 ) -> Result<Vec<T>, StoreError> {
-    if let [only] = ranges {
-        return Ok(vec![job(only)?]);
-    }
-    let results: Mutex<Vec<Option<Result<T, StoreError>>>> =
-        Mutex::new(ranges.iter().map(|_| None).collect());
-    std::thread::scope(|scope| -> Result<(), StoreError> {
-        for (i, range) in ranges.iter().enumerate() {
-            let (job, results) = (&job, &results);
-            std::thread::Builder::new()
-                .name("distinct-counts".to_owned())
-                .spawn_scoped(scope, move || {
-                    let outcome = job(range);
-                    results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(outcome);
-                })?;
-        }
-        Ok(())
-    })?;
-    results
-        .into_inner()
-        .unwrap_or_else(|e| e.into_inner())
-        .into_iter()
-        .map(|r| r.unwrap_or_else(|| Err(CorruptionError::msg("a scan part did not run").into())))
-        .collect()
+    let job = &job;
+    std::thread::scope(|scope| {
+        let handles = ranges
+            .iter()
+            .map(|range| {
+                std::thread::Builder::new()
+                    .name("distinct-counts".to_owned())
+                    .spawn_scoped(scope, move || job(range))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        handles
+            .into_iter()
+            .map(|handle| {
+                handle
+                    .join()
+                    .unwrap_or_else(|e| std::panic::resume_unwind(e))
+            })
+            .collect()
+    })
 }
 
-/// Visits the quads of one part of an index in key order.
+/// Visits the quads of one part of an index in key order: a reader's scan in total order
+/// (which reads ahead and leaves the block cache alone), stopped at the part's end.
 fn scan(
     database: &Database,
     permutation: Permutation,
     range: &KeyRange,
     mut visit: impl FnMut(EncodedQuad),
 ) -> Result<(), StoreError> {
-    let table = permutation_table(permutation);
-    let mut options = ReadOptions::default();
-    options.fill_cache(false);
-    options.set_readahead_size(SCAN_READAHEAD_BYTES);
-    // A bound is no prefix to filter on: every file past it is read.
-    options.set_total_order_seek(true);
-    if let Some(start) = &range.start {
-        options.set_iterate_lower_bound(start.clone());
-    }
-    if let Some(end) = &range.end {
-        options.set_iterate_upper_bound(end.clone());
-    }
-    let mut iter = database
-        .db()
-        .raw_iterator_cf_opt(database.cf(table), options);
-    iter.seek_to_first();
-    while let Some(key) = iter.key() {
-        let quad = permutation
-            .decode(key)
-            .ok_or_else(|| CorruptionError::msg("short quad key"))?;
+    let reader = Reader::new(database, None);
+    for quad in reader.scan_from(permutation, range.start.as_deref().unwrap_or_default()) {
+        let quad = quad?;
+        if range
+            .end
+            .as_ref()
+            .is_some_and(|end| permutation.key(&quad).as_slice() >= end.as_slice())
+        {
+            break;
+        }
         visit(quad);
-        iter.next();
     }
-    iter.status().map_err(StoreError::from)
+    Ok(())
 }
 
 #[cfg(test)]
