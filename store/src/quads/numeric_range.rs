@@ -52,14 +52,14 @@ impl Reader<'_> {
         if literals.len() + numbers.len() > limit {
             return Ok(None);
         }
-        Ok(Some(
+        let mut quads = Vec::with_capacity(literals.len() + numbers.len());
+        quads.extend(
             literals
                 .iter()
                 .chain(numbers)
-                .filter(|quad| graph.is_none_or(|g| g == quad.graph))
-                .copied()
-                .collect(),
-        ))
+                .filter(|quad| graph.is_none_or(|g| g == quad.graph)),
+        );
+        Ok(Some(quads))
     }
 
     /// The range read from `posg`, and how many entries it visited.

@@ -31,8 +31,9 @@ use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
 use spargebra::term::{GroundTermPattern, NamedNodePattern};
 use sparopt::algebra::{Expression, GraphPattern};
 use std::hash::Hash;
-use std::iter::once;
-use std::ops::Range;
+use std::collections::hash_map::Entry;
+use std::iter::{Zip, once};
+use std::vec::IntoIter;
 use std::rc::Rc;
 
 /// Rows of the left side gathered before choosing between look-ups and one range read. A
@@ -320,53 +321,53 @@ impl<'a, D: QueryableDataset<'a>> RangeRead<'a, D> {
     }
 }
 
-/// A range read, its objects grouped by subject, and the range it covers.
+/// A range read, its objects chained by subject, and the range it covers.
 struct RangeObjects<T> {
     range: NumericRange,
-    /// The objects of the read, a subject's together, in the read's order.
+    /// The objects of the read, in the read's order.
     objects: Vec<T>,
-    /// Where each subject's objects are in `objects`: start and count.
-    by_subject: FxHashMap<T, (u32, u32)>,
+    /// For each object, where the next object of its subject is in `objects` ([`NO_OBJECT`]:
+    /// none), so a subject's objects are met in the read's order.
+    next: Vec<u32>,
+    /// Where each subject's first and last objects are in `objects`.
+    ends: FxHashMap<T, (u32, u32)>,
 }
 
+/// The end of a subject's chain of objects.
+const NO_OBJECT: u32 = u32::MAX;
+
 impl<T: Clone + Eq + Hash> RangeObjects<T> {
-    /// The read's quads grouped by subject (counted, then placed: no allocation per subject).
+    /// The read's quads chained by subject: one hash look-up per quad, no allocation per
+    /// subject (a product has one value of a numeric property: most chains are one long).
     fn new(range: NumericRange, quads: Vec<InternalQuad<T>>) -> Self {
-        let mut by_subject = FxHashMap::with_capacity_and_hasher(quads.len(), FxBuildHasher);
-        for quad in &quads {
-            by_subject
-                .entry(quad.subject.clone())
-                .or_insert((0, 0))
-                .1 += 1;
-        }
-        let mut start = 0;
-        for (first, count) in by_subject.values_mut() {
-            *first = start;
-            start += std::mem::take(count);
-        }
-        let mut places = vec![0_u32; quads.len()];
-        for (i, quad) in (0_u32..).zip(&quads) {
-            if let Some((first, count)) = by_subject.get_mut(&quad.subject) {
-                places[(*first + *count) as usize] = i;
-                *count += 1;
+        let mut ends: FxHashMap<T, (u32, u32)> =
+            FxHashMap::with_capacity_and_hasher(quads.len(), FxBuildHasher);
+        let mut objects = Vec::with_capacity(quads.len());
+        let mut next = vec![NO_OBJECT; quads.len()];
+        for (i, quad) in (0_u32..).zip(quads) {
+            objects.push(quad.object);
+            match ends.entry(quad.subject) {
+                Entry::Occupied(mut entry) => {
+                    let (_, last) = entry.get_mut();
+                    next[*last as usize] = i;
+                    *last = i;
+                }
+                Entry::Vacant(entry) => {
+                    entry.insert((i, i));
+                }
             }
         }
-        let objects = places
-            .into_iter()
-            .map(|i| quads[i as usize].object.clone())
-            .collect();
         Self {
             range,
             objects,
-            by_subject,
+            next,
+            ends,
         }
     }
 
-    /// Where the objects of `subject` are in `objects`.
-    fn of_subject(&self, subject: &T) -> Range<usize> {
-        self.by_subject
-            .get(subject)
-            .map_or(0..0, |&(first, count)| first as usize..(first + count) as usize)
+    /// Where the first object of `subject` is in `objects` ([`NO_OBJECT`]: it has none).
+    fn first_of(&self, subject: &T) -> u32 {
+        self.ends.get(subject).map_or(NO_OBJECT, |&(first, _)| first)
     }
 }
 
@@ -445,61 +446,88 @@ impl<'a, D: QueryableDataset<'a>> RangeJoinIterator<'a, D> {
                 return Box::new(once(Err(e)));
             }
         };
-        let read = Rc::clone(&self.read);
-        // Most rows have no object in the range: they end here without an allocation each.
-        Box::new(rows.into_iter().zip(joined).flat_map(move |(row, joined)| match row {
-            Ok(row) if joined => {
-                let objects = row
-                    .get(read.subject)
-                    .map_or(0..0, |s| range_objects.of_subject(s));
-                RowJoin::Objects {
-                    row: Some(row),
-                    object: read.object,
-                    read: Rc::clone(&range_objects),
-                    objects,
-                }
-            }
-            Ok(row) => RowJoin::LookedUp(right(row)),
-            Err(e) => RowJoin::LookedUp(Box::new(once(Err(e)))),
-        }))
+        Box::new(ChunkJoin {
+            rows: rows.into_iter().zip(joined),
+            right,
+            subject: self.read.subject,
+            object: self.read.object,
+            read: range_objects,
+            current: RowJoin::Done,
+        })
     }
+}
+
+/// The rows a chunk of left rows joins into, row after row.
+struct ChunkJoin<'a, T> {
+    rows: Zip<IntoIter<Result<InternalTuple<T>, QueryEvaluationError>>, IntoIter<bool>>,
+    right: InternalTupleEvaluator<'a, T>,
+    /// Where the join's subject and object are in a row.
+    subject: usize,
+    object: usize,
+    read: Rc<RangeObjects<T>>,
+    /// The rows of the row being joined.
+    current: RowJoin<'a, T>,
 }
 
 /// The rows one left row joins into: its subject's objects from the range read, or the
 /// pattern's own look-up.
 enum RowJoin<'a, T> {
     Objects {
-        /// Taken by the last object.
-        row: Option<InternalTuple<T>>,
-        object: usize,
-        read: Rc<RangeObjects<T>>,
-        /// The subject's objects not joined yet, in `read.objects`.
-        objects: Range<usize>,
+        /// The row, cloned for each object but the last.
+        row: InternalTuple<T>,
+        /// Where the next object to join is in the read.
+        next: u32,
     },
     LookedUp(InternalTuplesIterator<'a, T>),
+    Done,
 }
 
-impl<T: Clone> Iterator for RowJoin<'_, T> {
+impl<T: Clone + Eq + Hash> ChunkJoin<'_, T> {
+    /// The row joined with the object at `at` in the read, and what is left to join.
+    fn join(&self, row: InternalTuple<T>, at: u32) -> (InternalTuple<T>, Option<InternalTuple<T>>) {
+        let value = self.read.objects[at as usize].clone();
+        let rest = (self.read.next[at as usize] != NO_OBJECT).then(|| row.clone());
+        let mut joined = row;
+        joined.set(self.object, value);
+        (joined, rest)
+    }
+}
+
+impl<T: Clone + Eq + Hash> Iterator for ChunkJoin<'_, T> {
     type Item = Result<InternalTuple<T>, QueryEvaluationError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        match self {
-            Self::Objects {
-                row,
-                object,
-                read,
-                objects,
-            } => {
-                let value = read.objects[objects.next()?].clone();
-                let mut joined = if objects.start == objects.end {
-                    row.take()?
-                } else {
-                    row.clone()?
-                };
-                joined.set(*object, value);
-                Some(Ok(joined))
+        loop {
+            match std::mem::replace(&mut self.current, RowJoin::Done) {
+                RowJoin::Objects { row, next } => {
+                    let (joined, rest) = self.join(row, next);
+                    if let Some(row) = rest {
+                        let next = self.read.next[next as usize];
+                        self.current = RowJoin::Objects { row, next };
+                    }
+                    return Some(Ok(joined));
+                }
+                RowJoin::LookedUp(mut rows) => {
+                    if let Some(row) = rows.next() {
+                        self.current = RowJoin::LookedUp(rows);
+                        return Some(row);
+                    }
+                }
+                RowJoin::Done => {}
             }
-            Self::LookedUp(rows) => rows.next(),
+            // Most rows have no object in the range: they end here.
+            match self.rows.next()? {
+                (Ok(row), true) => {
+                    let first = row
+                        .get(self.subject)
+                        .map_or(NO_OBJECT, |s| self.read.first_of(s));
+                    if first != NO_OBJECT {
+                        self.current = RowJoin::Objects { row, next: first };
+                    }
+                }
+                (Ok(row), false) => self.current = RowJoin::LookedUp((self.right)(row)),
+                (Err(e), _) => return Some(Err(e)),
+            }
         }
     }
 }
