@@ -70,8 +70,7 @@ impl<'a> ChunkWriter<'a> {
             // A quad with a term minted for this chunk is in neither the store nor an earlier
             // chunk: only the others are looked up (in a data dump, most quads have a new
             // subject).
-            let first_minted = state.next_dictionary_id;
-            let minted = |id: TermId| id.kind().is_in_dictionary() && id.payload() >= first_minted;
+            let minted = minted_since(state);
             let known: Vec<usize> = (0..quads.len())
                 .filter(|&i| !quads[i].terms().into_iter().any(minted))
                 .collect();
@@ -228,13 +227,19 @@ impl<'a> ChunkWriter<'a> {
                 _ => merged.push((t, g, n)),
             }
         }
-        let old = self.existing_counters(
+        // A term minted for this chunk has no earlier counters: only the others are looked up
+        // (in a data dump, most of a chunk's terms are new).
+        let minted = minted_since(state);
+        let known = |(t, _, _): &(TermId, TermId, u64)| !minted(*t);
+        let found = self.existing_counters(
             batch,
             Table::TermGraph,
             merged
                 .iter()
+                .filter(|pair| known(pair))
                 .map(|(t, g, _)| term_graph_key(*t, *g).to_vec()),
         )?;
+        let old = spread(&merged, known, found, 0);
         for ((t, _, n), old) in merged.iter_mut().zip(&old) {
             if *old == 0 {
                 deltas.push((
@@ -270,14 +275,21 @@ impl<'a> ChunkWriter<'a> {
                 _ => usage.push((t, d)),
             }
         }
-        let existing = current_values(
+        let known = |(t, _): &(TermId, UsageDelta)| !minted(*t);
+        let found = current_values(
             database,
             batch.staging(),
             Table::TermStats,
             self.store_had_quads,
-            || usage.iter().map(|(t, _)| t.to_be_bytes()),
+            || {
+                usage
+                    .iter()
+                    .filter(|term| known(term))
+                    .map(|(t, _)| t.to_be_bytes())
+            },
             |v| Ok(TermUsage::decode(v)?),
         )?;
+        let existing = spread(&usage, known, found, None);
         batch.write(
             Table::TermStats,
             usage.iter().zip(existing).map(|((t, d), u)| {
@@ -353,6 +365,23 @@ impl<'a> ChunkWriter<'a> {
             .collect();
         drop(new_terms);
         by_key.sort_unstable();
+        // Ids of other terms with the same hash, in the store or an earlier chunk (a collision:
+        // nearly always none), read for every hashed key at once.
+        let mut hashed: Vec<&[u8]> = by_key
+            .iter()
+            .map(|(key, _)| key.as_slice())
+            .filter(|key| is_hashed_key(key))
+            .collect();
+        hashed.dedup();
+        let mut collisions = current_values(
+            database,
+            batch.staging(),
+            Table::TermToId,
+            self.store_had_terms,
+            || hashed.iter(),
+            |v| Ok(decode_ids(v)?),
+        )?
+        .into_iter();
         let mut term2id: Vec<(Vec<u8>, Vec<u8>)> = Vec::with_capacity(by_key.len());
         for (key, id) in by_key {
             match term2id.last_mut() {
@@ -360,16 +389,7 @@ impl<'a> ChunkWriter<'a> {
                 _ => {
                     let mut ids = Vec::new();
                     if is_hashed_key(&key) {
-                        // Ids of other terms with this hash, in the store or an earlier chunk.
-                        let existing = current_values(
-                            database,
-                            batch.staging(),
-                            Table::TermToId,
-                            self.store_had_terms,
-                            || std::iter::once(&key),
-                            |v| Ok(decode_ids(v)?),
-                        )?;
-                        if let Some(Some(existing)) = existing.into_iter().next() {
+                        if let Some(Some(existing)) = collisions.next() {
                             ids = encode_ids(&existing);
                         }
                     }
@@ -399,6 +419,35 @@ impl<'a> ChunkWriter<'a> {
         )?;
         Ok(values.into_iter().map(Option::unwrap_or_default).collect())
     }
+}
+
+/// Whether a term was minted for the chunk written against `state` (the counters as the
+/// load left them before it): such a term is in neither the store nor an earlier chunk, nor
+/// is any quad, counter or statistic of it.
+fn minted_since(state: &WriterState) -> impl Fn(TermId) -> bool + Copy {
+    let first = state.next_dictionary_id;
+    move |id: TermId| id.kind().is_in_dictionary() && id.payload() >= first
+}
+
+/// The values of all `items`: `found` holds those of the items `known` keeps, in order; the
+/// others get `absent`.
+fn spread<I, T: Clone>(
+    items: &[I],
+    known: impl Fn(&I) -> bool,
+    found: Vec<T>,
+    absent: T,
+) -> Vec<T> {
+    let mut found = found.into_iter();
+    items
+        .iter()
+        .map(|item| {
+            if known(item) {
+                found.next().unwrap_or_else(|| absent.clone())
+            } else {
+                absent.clone()
+            }
+        })
+        .collect()
 }
 
 /// Statistics that one index order yields from its sorted runs.
