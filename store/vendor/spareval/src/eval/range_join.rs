@@ -465,7 +465,7 @@ struct ChunkJoin<'a, T> {
     subject: usize,
     object: usize,
     read: Rc<RangeObjects<T>>,
-    /// The rows of the row being joined.
+    /// What the row being joined still gives.
     current: RowJoin<'a, T>,
 }
 
@@ -479,11 +479,13 @@ enum RowJoin<'a, T> {
         next: u32,
     },
     LookedUp(InternalTuplesIterator<'a, T>),
+    /// Nothing left: the next left row is taken.
     Done,
 }
 
 impl<T: Clone + Eq + Hash> ChunkJoin<'_, T> {
-    /// The row joined with the object at `at` in the read, and what is left to join.
+    /// The row joined with the object at `at` in the read, and a copy of the row when its
+    /// subject has another object to join.
     fn join(&self, row: InternalTuple<T>, at: u32) -> (InternalTuple<T>, Option<InternalTuple<T>>) {
         let value = self.read.objects[at as usize].clone();
         let rest = (self.read.next[at as usize] != NO_OBJECT).then(|| row.clone());
