@@ -71,22 +71,22 @@ impl<'a> ChunkWriter<'a> {
             // chunk: only the others are looked up (in a data dump, most quads have a new
             // subject).
             let minted = minted_since(state);
-            let known: Vec<usize> = (0..quads.len())
-                .filter(|&i| !quads[i].terms().into_iter().any(minted))
-                .collect();
+            let known = |quad: &EncodedQuad| !quad.terms().into_iter().any(minted);
             let present = current_values(
                 database,
                 batch.staging(),
                 Table::Spog,
                 self.store_had_quads,
-                || known.iter().map(|&i| Permutation::Spog.key(&quads[i])),
+                || {
+                    quads
+                        .iter()
+                        .filter(|quad| known(quad))
+                        .map(|quad| Permutation::Spog.key(quad))
+                },
                 |_| Ok(()),
             )?;
-            let mut duplicate = vec![false; quads.len()];
-            for (&i, value) in known.iter().zip(present) {
-                duplicate[i] = value.is_some();
-            }
-            let mut flags = duplicate.into_iter();
+            let present = present.iter().map(Option::is_some).collect();
+            let mut flags = spread(quads, known, present, false).into_iter();
             quads.retain(|_| !flags.next().unwrap_or(false));
         }
         batch.note_added(quads, rdf_type);
