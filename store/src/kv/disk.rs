@@ -174,6 +174,13 @@ pub(super) struct LevelZeroFiles {
 /// per-term tables' hashed memtables; reads with a shorter prefix use total-order iteration.
 pub(crate) const QUAD_PREFIX_LEN: usize = 8;
 
+/// zstd's level for the last level's files (RocksDB's default is zstd's own default, 3). At
+/// 35 M quads level 1 made the load's final merge 2–3 s faster for 1 % more disk (49.9
+/// against 49.4 bytes a quad); reading decompresses as fast.
+const BOTTOMMOST_ZSTD_LEVEL: i32 = 1;
+/// zstd's window (RocksDB's default), given with the level.
+const ZSTD_WINDOW_BITS: i32 = -14;
+
 /// The block cache: its size and how often reads found what they needed in it.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct CacheStats {
@@ -251,6 +258,7 @@ fn table_options(table: Table, options: &StoreOptions, cache: &Cache, pin: PinLe
     });
     cf.set_compression_type(DBCompressionType::Lz4);
     cf.set_bottommost_compression_type(DBCompressionType::Zstd);
+    cf.set_bottommost_compression_options(ZSTD_WINDOW_BITS, BOTTOMMOST_ZSTD_LEVEL, 0, 0, true);
     cf.set_level_compaction_dynamic_level_bytes(true);
     if table.is_quad_index() {
         let level0 = QUAD_INDEX_LEVEL0_FILES;
