@@ -9,7 +9,7 @@ use super::ingest::IngestBatch;
 use super::staging::current_values;
 use crate::changes::ChangeBatch;
 use crate::database::{Database, WriterState};
-use crate::dictionary::{decode_ids, encode_ids, is_hashed_key, lookup_key};
+use crate::dictionary::{encode_ids, lookup_key};
 use crate::encoding::{EncodedQuad, Permutation, TermId};
 use crate::error::StoreError;
 use crate::hash_iris;
@@ -26,9 +26,8 @@ use std::sync::Mutex;
 #[derive(Clone, Copy)]
 pub(super) struct ChunkWriter<'a> {
     database: &'a Database,
-    /// Whether the store held dictionary terms and quads before the load; it does not change
-    /// until the load commits, so only then are its tables worth a look-up.
-    store_had_terms: bool,
+    /// Whether the store held quads before the load; it does not change until the load
+    /// commits, so only then are its tables worth a look-up.
     store_had_quads: bool,
 }
 
@@ -36,7 +35,6 @@ impl<'a> ChunkWriter<'a> {
     pub(super) fn new(database: &'a Database, state: &WriterState) -> Self {
         Self {
             database,
-            store_had_terms: state.next_dictionary_id > 1,
             store_had_quads: state.quad_count > 0,
         }
     }
@@ -57,6 +55,7 @@ impl<'a> ChunkWriter<'a> {
             batch.expect_several_chunks();
         }
         let new_terms = std::mem::take(&mut chunk.new_terms);
+        let shared_keys = std::mem::take(&mut chunk.shared_keys);
         let EncodedChunk {
             ref mut quads,
             rdf_type,
@@ -99,7 +98,12 @@ impl<'a> ChunkWriter<'a> {
         } else {
             Vec::new()
         };
-        let mut new_state = self.write_chunk(batch, quads, &compact, new_terms, rdf_type, state)?;
+        let dictionary = NewTerms {
+            terms: new_terms,
+            shared_keys,
+        };
+        let mut new_state =
+            self.write_chunk(batch, quads, &compact, dictionary, rdf_type, state)?;
         new_state.next_dictionary_id = next_dictionary_id;
         new_state.next_blank_id = next_blank_id;
         let added = quads.len() as u64;
@@ -155,7 +159,7 @@ impl<'a> ChunkWriter<'a> {
         batch: &IngestBatch,
         quads: &[EncodedQuad],
         compact: &[EncodedQuad],
-        new_terms: Vec<(TermId, Box<[u8]>)>,
+        new_terms: NewTerms,
         rdf_type: Option<TermId>,
         state: &WriterState,
     ) -> Result<WriterState, StoreError> {
@@ -334,12 +338,11 @@ impl<'a> ChunkWriter<'a> {
         })
     }
 
-    fn write_dictionary(
-        &self,
-        batch: &IngestBatch,
-        mut new_terms: Vec<(TermId, Box<[u8]>)>,
-    ) -> Result<(), StoreError> {
-        let database = self.database;
+    fn write_dictionary(&self, batch: &IngestBatch, new_terms: NewTerms) -> Result<(), StoreError> {
+        let NewTerms {
+            terms: mut new_terms,
+            shared_keys,
+        } = new_terms;
         new_terms.sort_unstable_by_key(|(id, _)| *id);
         batch.write(
             Table::IdToTerm,
@@ -365,39 +368,7 @@ impl<'a> ChunkWriter<'a> {
             .collect();
         drop(new_terms);
         by_key.sort_unstable();
-        // Ids of other terms with the same hash, in the store or an earlier chunk (a collision:
-        // nearly always none), read for every hashed key at once.
-        let mut hashed: Vec<&[u8]> = by_key
-            .iter()
-            .map(|(key, _)| key.as_slice())
-            .filter(|key| is_hashed_key(key))
-            .collect();
-        hashed.dedup();
-        let mut collisions = current_values(
-            database,
-            batch.staging(),
-            Table::TermToId,
-            self.store_had_terms,
-            || hashed.iter(),
-            |v| Ok(decode_ids(v)?),
-        )?
-        .into_iter();
-        let mut term2id: Vec<(Vec<u8>, Vec<u8>)> = Vec::with_capacity(by_key.len());
-        for (key, id) in by_key {
-            match term2id.last_mut() {
-                Some((last, ids)) if *last == key => ids.extend_from_slice(&id.to_be_bytes()),
-                _ => {
-                    let mut ids = Vec::new();
-                    if is_hashed_key(&key) {
-                        if let Some(Some(existing)) = collisions.next() {
-                            ids = encode_ids(&existing);
-                        }
-                    }
-                    ids.extend_from_slice(&id.to_be_bytes());
-                    term2id.push((key, ids));
-                }
-            }
-        }
+        let term2id = term2id_entries(by_key, shared_keys);
         batch.write(Table::TermToId, term2id)
     }
 
@@ -448,6 +419,39 @@ fn spread<I, T: Clone>(
             }
         })
         .collect()
+}
+
+/// The `term2id` entries of a chunk's new terms, from their keys and ids in key order and the
+/// ids that other terms already list under some of those keys (also in key order): one
+/// entry per key, listing the earlier ids first, then the chunk's.
+fn term2id_entries(
+    by_key: Vec<(Vec<u8>, TermId)>,
+    shared_keys: Vec<(Vec<u8>, Vec<TermId>)>,
+) -> Vec<(Vec<u8>, Vec<u8>)> {
+    let mut shared = shared_keys.into_iter().peekable();
+    let mut entries: Vec<(Vec<u8>, Vec<u8>)> = Vec::with_capacity(by_key.len());
+    for (key, id) in by_key {
+        match entries.last_mut() {
+            Some((last, ids)) if *last == key => ids.extend_from_slice(&id.to_be_bytes()),
+            _ => {
+                while shared.next_if(|(k, _)| *k < key).is_some() {}
+                let mut ids = match shared.next_if(|(k, _)| *k == key) {
+                    Some((_, earlier)) => encode_ids(&earlier),
+                    None => Vec::new(),
+                };
+                ids.extend_from_slice(&id.to_be_bytes());
+                entries.push((key, ids));
+            }
+        }
+    }
+    entries
+}
+
+/// The dictionary entries a chunk adds: its new terms, and the ids its new terms' hashed keys
+/// already listed (see `EncodedChunk::shared_keys`).
+struct NewTerms {
+    terms: Vec<(TermId, Box<[u8]>)>,
+    shared_keys: Vec<(Vec<u8>, Vec<TermId>)>,
 }
 
 /// Statistics that one index order yields from its sorted runs.
@@ -623,4 +627,39 @@ fn runs<'q, K: PartialEq + Copy>(
         }
         Some((k, (i - start) as i64))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::encoding::TermKind;
+
+    fn iri(n: u64) -> TermId {
+        TermId::new(TermKind::Iri, n)
+    }
+
+    #[test]
+    fn term2id_entries_keep_the_ids_earlier_terms_listed_under_a_key() {
+        let key = |b: u8| vec![0xFF, b];
+        // Two new terms share key 2 with an earlier term (listed once for each of them).
+        let by_key = vec![
+            (key(1), iri(10)),
+            (key(2), iri(11)),
+            (key(2), iri(12)),
+            (key(4), iri(13)),
+        ];
+        let shared = vec![
+            (key(2), vec![iri(5)]),
+            (key(2), vec![iri(5)]),
+            (key(3), vec![iri(6)]),
+            (key(4), vec![iri(7), iri(8)]),
+        ];
+        let entries = term2id_entries(by_key, shared);
+        let expected = vec![
+            (key(1), encode_ids(&[iri(10)])),
+            (key(2), encode_ids(&[iri(5), iri(11), iri(12)])),
+            (key(4), encode_ids(&[iri(7), iri(8), iri(13)])),
+        ];
+        assert_eq!(entries, expected);
+    }
 }

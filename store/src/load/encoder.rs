@@ -53,6 +53,10 @@ pub(super) struct EncodedChunk {
     pub(super) quads: Vec<EncodedQuad>,
     /// Terms minted for this chunk, with their dictionary bytes.
     pub(super) new_terms: Vec<(TermId, Box<[u8]>)>,
+    /// The hashed dictionary keys of new terms that the store or an earlier chunk already
+    /// lists (a hash collision: nearly always none), with the ids listed, in key order. The
+    /// resolution read them; the chunk's `term2id` entries keep those ids.
+    pub(super) shared_keys: Vec<(Vec<u8>, Vec<TermId>)>,
     /// The id of `rdf:type`, once any chunk has used it.
     pub(super) rdf_type: Option<TermId>,
     /// The next free ids after this chunk.
@@ -191,10 +195,14 @@ impl<'a> Encoder<'a> {
         };
         let mut ids = vec![TermId::DEFAULT_GRAPH; pending.len()];
         let mut new_terms = Vec::new();
+        let mut shared_keys = Vec::new();
         let mut found = found.into_iter();
         for (key, bytes, index, kind) in pending {
             let candidates = found.next().flatten().unwrap_or_default();
             let existing = self.existing_id(&key, &bytes, &candidates, staging)?;
+            if existing.is_none() && !candidates.is_empty() {
+                shared_keys.push((key, candidates));
+            }
             let id = existing.unwrap_or_else(|| {
                 let id = TermId::new(kind, self.next_dictionary_id);
                 self.next_dictionary_id += 1;
@@ -230,6 +238,7 @@ impl<'a> Encoder<'a> {
         Ok(EncodedChunk {
             quads,
             new_terms,
+            shared_keys,
             rdf_type: self.rdf_type,
             next_dictionary_id: self.next_dictionary_id,
             next_blank_id: self.next_blank_id,
