@@ -176,7 +176,8 @@ pub(crate) const QUAD_PREFIX_LEN: usize = 8;
 
 /// zstd's level for the last level's files (RocksDB's default is zstd's own default, 3). At
 /// 35 M quads level 1 made the load's final merge 2–3 s faster for 1 % more disk (49.9
-/// against 49.4 bytes a quad); reading decompresses as fast.
+/// against 49.4 bytes a quad); the BSBM mix on it ran within 1 % of the level-3 store's rate
+/// (`docs/benchmarks.md`, session 35).
 const BOTTOMMOST_ZSTD_LEVEL: i32 = 1;
 /// zstd's window (RocksDB's default), given with the level.
 const ZSTD_WINDOW_BITS: i32 = -14;
