@@ -339,6 +339,11 @@ pub(crate) fn open_merge_db(
     Ok(DB::open(&cf, path)?)
 }
 
+/// How many files a seldom-merged staged table gathers before its first merge: more chunks
+/// than a load of 100 M quads at the default budget writes (41), few enough that a look-up's
+/// check of each file's key range stays cheap and the open files stay within the limit.
+const SELDOM_MERGED_RUNS: i32 = 64;
+
 /// Opens (or creates) the staging database of a bulk load in `path` (see `load::staging`):
 /// the store's tables with their options, so that the files written for the store read alike
 /// there. Nothing is ever written to it but ingested files. Its compactions merge the
@@ -348,7 +353,12 @@ pub(crate) fn open_merge_db(
 /// size-tiered (universal), so a staged entry is rewritten a few times rather than once per
 /// level for every chunk, and write LZ4: the staging database is thrown away with the load,
 /// and zstd's compression of its merges took a sixth of a load's CPU time in 35 chunks.
-pub(crate) fn open_staging_db(path: &Path, options: &StoreOptions) -> Result<DB, StoreError> {
+/// The `seldom_merged` tables merge only once [`SELDOM_MERGED_RUNS`] files have come.
+pub(crate) fn open_staging_db(
+    path: &Path,
+    options: &StoreOptions,
+    seldom_merged: &[Table],
+) -> Result<DB, StoreError> {
     let cache = Cache::new_lru_cache(options.block_cache_bytes)?;
     let mut db_options = Options::default();
     db_options.create_if_missing(true);
@@ -360,7 +370,11 @@ pub(crate) fn open_staging_db(path: &Path, options: &StoreOptions) -> Result<DB,
         table.set_compaction_style(DBCompactionStyle::Universal);
         table.set_compression_type(DBCompressionType::Lz4);
         table.set_bottommost_compression_type(DBCompressionType::Lz4);
-        table.set_level_zero_file_num_compaction_trigger(4);
+        table.set_level_zero_file_num_compaction_trigger(if seldom_merged.contains(&t) {
+            SELDOM_MERGED_RUNS
+        } else {
+            4
+        });
         table.set_level_zero_slowdown_writes_trigger(1 << 20);
         table.set_level_zero_stop_writes_trigger(1 << 20);
         table.set_soft_pending_compaction_bytes_limit(0);

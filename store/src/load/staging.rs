@@ -30,6 +30,15 @@ const STAGED_TABLES: [Table; 7] = [
     Table::Graphs,
 ];
 
+/// The staged tables whose merges cost more than they save, merged only after many chunks.
+/// `id2term`'s files never overlap (a chunk's new ids follow the last chunk's), so a look-up
+/// finds its one file by key range, and it is read only for long terms (keyed by hash) that
+/// an earlier chunk minted and the cache of known terms no longer holds; `spog` is read only
+/// for the quads whose every term an earlier chunk had (few in a dump). Their merges rewrote
+/// a copy of every term's bytes and every quad again and again as the load grew: a tenth of
+/// the CPU of a load of 35 M quads (see docs/benchmarks.md, Session 36).
+const SELDOM_MERGED: [Table; 2] = [Table::IdToTerm, Table::Spog];
+
 /// The staging database of one load.
 pub(crate) struct Staging {
     db: DB,
@@ -43,7 +52,7 @@ impl Staging {
             ..store_options.clone()
         };
         Ok(Self {
-            db: open_staging_db(path, &options)?,
+            db: open_staging_db(path, &options, &SELDOM_MERGED)?,
         })
     }
 

@@ -335,3 +335,40 @@ fn quads_repeated_in_a_later_chunk_of_a_new_load_count_once() {
     assert_eq!(counts.subjects, 100);
     assert_eq!(dump(&store), parse(block.as_bytes(), RdfFormat::NTriples));
 }
+
+/// A load of more chunks than the staged `id2term` and `spog` gather before their first merge
+/// (see `load::staging`): a long literal (keyed by hash, never cached) and every quad recur in
+/// every chunk, so the later chunks find them in files both before and after that merge.
+#[test]
+fn a_load_of_more_chunks_than_the_staged_tables_merge_keeps_one_id_and_counts_once() {
+    let literal = "a literal too long for the cache of known terms, keyed by a hash ".repeat(3);
+    let mut block = String::new();
+    for s in 0..1_000 {
+        let subject =
+            format!("<http://example.com/a-subject-long-enough-to-be-keyed-by-a-hash/{s}>");
+        for o in 0..19 {
+            block.push_str(&format!(
+                "{subject} <http://example.com/p> <http://example.com/o{o}> .\n"
+            ));
+        }
+        block.push_str(&format!(
+            "{subject} <http://example.com/label> \"{literal}{}\" .\n",
+            s % 10
+        ));
+    }
+    let data = block.repeat(60);
+    let store = TempStore::new();
+    let input = write_input(store.scratch(), "many-chunks.nt", data.as_bytes());
+    let report = BulkLoader::new(&store)
+        .with_memory_budget(1 << 20)
+        .with_chunk_quads(1)
+        .load(&[input])
+        .expect("bulk load");
+    assert!(report.chunks > 64, "{} chunks", report.chunks);
+    assert_eq!(report.quads_added, 20_000);
+    let counts = counts(&store);
+    assert_eq!(counts.quads, 20_000);
+    // 1,000 subjects, two predicates, 19 objects, ten literals.
+    assert_eq!(counts.dictionary_terms, 1_000 + 2 + 19 + 10);
+    assert_eq!(dump(&store), parse(block.as_bytes(), RdfFormat::NTriples));
+}
