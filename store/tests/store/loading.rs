@@ -6,7 +6,7 @@ use crate::oracle::{check_store, Model};
 use crate::support::{
     bulk_load, counts, dump, music, parse, proptest_config, serialize, write_input, TempStore,
 };
-use lodestone_store::load::{BulkLoader, ParseOptions, RdfFormat};
+use lodestone_store::load::{BulkLoader, LoadReport, ParseOptions, RdfFormat};
 use oxrdf::{Dataset, GraphName, NamedNode, Quad, Term};
 use proptest::prelude::*;
 
@@ -277,6 +277,22 @@ fn bulk_load_reads_standard_input() {
     }
 }
 
+/// Loads `data` as N-Triples in chunks of about `chunk_quads` quads (a parse batch at least),
+/// with a budget of 1 MB, so that the cache of known terms is far too small for the input.
+fn load_in_small_chunks(
+    store: &TempStore,
+    name: &str,
+    data: &str,
+    chunk_quads: usize,
+) -> LoadReport {
+    let input = write_input(store.scratch(), name, data.as_bytes());
+    BulkLoader::new(store)
+        .with_memory_budget(1 << 20)
+        .with_chunk_quads(chunk_quads)
+        .load(&[input])
+        .expect("bulk load")
+}
+
 /// A load in many chunks with a term cache far too small for the input: terms that recur in
 /// later chunks after the cache dropped them (IRIs, and literals long enough to be keyed by
 /// hash) are found in the chunks staged before, so each term keeps one id and one entry.
@@ -295,12 +311,7 @@ fn terms_recurring_across_chunks_keep_one_id_when_the_term_cache_is_full() {
     }
     let expected = parse(data.as_bytes(), RdfFormat::NTriples);
     let store = TempStore::new();
-    let input = write_input(store.scratch(), "recurring.nt", data.as_bytes());
-    let report = BulkLoader::new(&store)
-        .with_memory_budget(1 << 20)
-        .with_chunk_quads(500)
-        .load(&[input])
-        .expect("bulk load");
+    let report = load_in_small_chunks(&store, "recurring.nt", &data, 500);
     assert!(report.chunks >= 2, "{} chunks", report.chunks);
     assert_eq!(report.quads_added, expected.len() as u64);
     assert_eq!(dump(&store), expected);
@@ -322,12 +333,7 @@ fn quads_repeated_in_a_later_chunk_of_a_new_load_count_once() {
     }
     let data = format!("{block}{block}");
     let store = TempStore::new();
-    let input = write_input(store.scratch(), "repeated.nt", data.as_bytes());
-    let report = BulkLoader::new(&store)
-        .with_memory_budget(1 << 20)
-        .with_chunk_quads(500)
-        .load(&[input])
-        .expect("bulk load");
+    let report = load_in_small_chunks(&store, "repeated.nt", &data, 500);
     assert!(report.chunks >= 3, "{} chunks", report.chunks);
     assert_eq!(report.quads_added, 20_000);
     let counts = counts(&store);
@@ -358,12 +364,7 @@ fn a_load_of_more_chunks_than_the_staged_tables_merge_keeps_one_id_and_counts_on
     }
     let data = block.repeat(60);
     let store = TempStore::new();
-    let input = write_input(store.scratch(), "many-chunks.nt", data.as_bytes());
-    let report = BulkLoader::new(&store)
-        .with_memory_budget(1 << 20)
-        .with_chunk_quads(1)
-        .load(&[input])
-        .expect("bulk load");
+    let report = load_in_small_chunks(&store, "many-chunks.nt", &data, 1);
     assert!(report.chunks > 64, "{} chunks", report.chunks);
     assert_eq!(report.quads_added, 20_000);
     let counts = counts(&store);
