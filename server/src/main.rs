@@ -5,7 +5,9 @@ use lodestone_server::cli::Cli;
 use lodestone_server::commands::run;
 
 // The loader and the query engine allocate many small strings across threads; mimalloc does
-// that markedly faster than glibc's allocator.
+// that markedly faster than glibc's allocator. Built with its `override` feature, it is also
+// the `malloc` of the C++ engine (RocksDB), so one allocator holds all the process's memory:
+// see `allocator`.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
