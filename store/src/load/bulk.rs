@@ -342,14 +342,17 @@ impl<'a> BulkLoader<'a> {
 }
 
 /// The most memory (quads and pending term bytes, see `Encoder::chunk_bytes`) one chunk may
-/// gather while read, for a load of `budget` bytes. Measured on BSBM, a chunk being written
-/// holds four to five times what it held while read (its quads sorted on two threads at
-/// once, its new terms as dictionary entries in two key orders), while the next one is read
-/// beside it: six times in all. The engine's caches and the cache of known terms take an eighth
-/// each, and the program, the parser's batches and the engine's table readers about 64 MB.
+/// gather while read, for a load of `budget` bytes. The engine's caches and the cache of
+/// known terms take an eighth each, and the program, the parser's batches and the engine's
+/// table readers about 64 MB; the chunks get a quarter of the rest. Measured on BSBM at the
+/// default budget, the chunk being written (its quads sorted on two threads at once, its new
+/// terms as dictionary entries in two key orders) and the next one read beside it peak at
+/// 3.1–3.2 times this limit: a quarter leaves room for the allocator's slack. Every chunk
+/// costs a look-up against the staged ones and a share of the final merge, so chunks are as
+/// large as the budget allows (see docs/benchmarks.md, Session 37).
 fn chunk_limit(budget: usize) -> usize {
     let fixed = budget / 8 + budget / 8 + (64 << 20);
-    (budget.saturating_sub(fixed) / 6).max(4 << 20)
+    (budget.saturating_sub(fixed) / 4).max(4 << 20)
 }
 
 /// The chunks of a load: the one being encoded, and the one before it being written on
