@@ -344,12 +344,16 @@ impl<'a> ChunkWriter<'a> {
             shared_keys,
         } = new_terms;
         new_terms.sort_unstable_by_key(|(id, _)| *id);
-        batch.write(
-            Table::IdToTerm,
-            new_terms
-                .iter()
-                .map(|(id, bytes)| (id.to_be_bytes(), bytes.as_ref())),
-        )?;
+        // A file per kind of term: each kind's ids grow from chunk to chunk, so no two of the
+        // load's `id2term` files overlap and the store takes them unmerged (see `merge`).
+        for same_kind in new_terms.chunk_by(|(a, _), (b, _)| a.kind() == b.kind()) {
+            batch.write(
+                Table::IdToTerm,
+                same_kind
+                    .iter()
+                    .map(|(id, bytes)| (id.to_be_bytes(), bytes.as_ref())),
+            )?;
+        }
         let mut hash_keys: Vec<_> = new_terms
             .iter()
             .filter_map(|(id, bytes)| hash_iris::key_of(bytes, *id))

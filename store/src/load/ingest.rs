@@ -12,7 +12,7 @@
 //! after the record is written, the next open ingests the whole folder again and finishes the
 //! load; if it dies before, the folder is just deleted and the store never saw the load.
 
-use super::merge::{merge_tables, TableFile};
+use super::merge::{merge_tables, TableFile, NEVER_OVERLAPPING};
 use super::staging::Staging;
 use crate::database::{Database, WriterState};
 use crate::encoding::{EncodedQuad, TermId};
@@ -99,7 +99,7 @@ impl IngestBatch {
     ) -> Result<(), StoreError> {
         let index = self.next_file.fetch_add(1, Ordering::Relaxed);
         let path = self.dir.join(format!("{index:03}-{}.sst", table.name()));
-        let options = if self.several_chunks {
+        let options = if self.several_chunks && !NEVER_OVERLAPPING.contains(&table) {
             chunk_file_options(table, &self.store_options)?
         } else {
             ingest_options(table, &self.store_options)?
