@@ -6,8 +6,8 @@
 //! per-thread arenas keep what the engine's threads free, they held about 600 MB at the end
 //! of a 100 M-quad load with a 256 MB share of block cache, and the load's peak grew with the
 //! input (1.45–1.50 GiB at 35 M quads, 1.93 GiB at 100 M). Through mimalloc the 35 M load
-//! peaks at 1.27–1.29 GiB at the same speed, and the 100 M load, with chunks half as large
-//! again, at 1.62–1.72 GiB (docs/benchmarks.md, Session 37).
+//! peaks at 1.27–1.29 GiB at the same speed; with chunks half as large again, the 35 M load
+//! peaks at 1.62–1.74 GiB and the 100 M load at 1.72 GiB (docs/benchmarks.md, Session 37).
 //!
 //! mimalloc reads its settings from the environment once, when the process starts, so a
 //! process that wants other settings executes itself again, once, with them set (same
