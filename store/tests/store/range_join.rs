@@ -212,14 +212,37 @@ fn bounds_from_each_row_read_the_range() {
     assert_eq!(looked_up, vec![0]);
 }
 
+/// Far fewer rows than quads in the range (100 products of `feature1` among 400, every
+/// value within the bounds): the read keeps the rows' subjects only, and the answers stay
+/// those of the query as written.
+#[test]
+fn few_rows_in_a_wide_range_read_it_once() {
+    let looked_up = numeric1_look_ups_in(
+        400,
+        |i| i < 100,
+        &format!(
+            "SELECT ?product ?sim WHERE {{ <{E}product7> <{E}numeric1> ?orig .
+             ?product <{E}feature> <{E}feature1> . ?product <{E}numeric1> ?sim .
+             FILTER (?sim < ?orig + 100 && ?sim > ?orig - 100) }}"
+        ),
+    );
+    assert_eq!(looked_up, vec![0]);
+}
+
 /// Runs `text` over 200 products sharing one feature and checks its answers against the
 /// query as written; returns the rows the plan's `?product <numeric1> …` patterns gave: 0
 /// where the range join read the range instead of looking the pattern up.
 fn numeric1_look_ups(text: &str) -> Vec<u64> {
-    let products = (0..200)
+    numeric1_look_ups_in(200, |_| false, text)
+}
+
+/// [`numeric1_look_ups`] over `products` products, those for which `in_feature1` holds
+/// having `feature1` too.
+fn numeric1_look_ups_in(products: usize, in_feature1: fn(usize) -> bool, text: &str) -> Vec<u64> {
+    let products = (0..products)
         .map(|i| Product {
-            features: Vec::new(),
-            numeric1: vec![Value::Integer(i % 50)],
+            features: if in_feature1(i) { vec![1] } else { Vec::new() },
+            numeric1: vec![Value::Integer((i % 50) as i64)],
             numeric2: Vec::new(),
             graph: None,
         })
