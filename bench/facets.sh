@@ -10,8 +10,10 @@ cd "$(dirname "$0")/.."
 file=${1:-../shared/data/bsbm/bsbm-10k.nt.zst}
 shift || true
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$HOME/.cache/lodestone-target}
+# The profile built and measured: `dist` (release with fat LTO, Cargo.toml), as `make` does.
+export BENCH_PROFILE=${BENCH_PROFILE:-dist}
 work=$(mktemp -d /tmp/lodestone-bench-facets.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-cargo build --release -q -p lodestone-server -p lodestone-bench
-"$CARGO_TARGET_DIR/release/lodestone" load --data "$work/store" "$file" | tail -1
-"$CARGO_TARGET_DIR/release/lodestone-bench" facets --data "$work/store" "$@"
+cargo build --profile "$BENCH_PROFILE" -q -p lodestone-server -p lodestone-bench
+"$CARGO_TARGET_DIR/$BENCH_PROFILE/lodestone" load --data "$work/store" "$file" | tail -1
+"$CARGO_TARGET_DIR/$BENCH_PROFILE/lodestone-bench" facets --data "$work/store" "$@"

@@ -11,10 +11,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 file=${1:-../shared/data/real/nomisma.nt.zst}
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$HOME/.cache/lodestone-target}
+# The profile built and measured: `dist` (release with fat LTO, Cargo.toml), as `make` does.
+export BENCH_PROFILE=${BENCH_PROFILE:-dist}
 work=$(mktemp -d /tmp/lodestone-bench-lenient.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-cargo build --release -q -p lodestone-server
-bin=$CARGO_TARGET_DIR/release/lodestone
+cargo build --profile "$BENCH_PROFILE" -q -p lodestone-server
+bin=$CARGO_TARGET_DIR/$BENCH_PROFILE/lodestone
 
 zstdcat -f "$file" > "$work/clean.nt"
 # The dump's own bad lines, as a lenient load of the clean file reports them.

@@ -12,12 +12,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 small=${1:?small file}; large=${2:?large file}; small_budget=${3:-512}
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$HOME/.cache/lodestone-target}
+# The profile built and measured: `dist` (release with fat LTO, Cargo.toml), as `make` does.
+export BENCH_PROFILE=${BENCH_PROFILE:-dist}
 work=$(mktemp -d "${BENCH_DIR:-/tmp}/lodestone-load-large.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 command -v /usr/bin/time >/dev/null || { apt-get update -qq && apt-get install -y -qq time; }
-cargo build --release -q -p lodestone-server
-bin=$CARGO_TARGET_DIR/release/lodestone
+cargo build --profile "$BENCH_PROFILE" -q -p lodestone-server
+bin=$CARGO_TARGET_DIR/$BENCH_PROFILE/lodestone
 echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # run NAME COMMAND…: runs it under /usr/bin/time -v; prints seconds, CPU, peak RSS.

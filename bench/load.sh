@@ -8,13 +8,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 file=${1:-../shared/data/bsbm/bsbm-10k.nt.zst}
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$HOME/.cache/lodestone-target}
+# The profile built and measured: `dist` (release with fat LTO, Cargo.toml), as `make` does.
+export BENCH_PROFILE=${BENCH_PROFILE:-dist}
 work=$(mktemp -d /tmp/lodestone-bench-load.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
 command -v /usr/bin/time >/dev/null || { apt-get update -qq && apt-get install -y -qq time; }
 python3 -c 'import pyoxigraph' 2>/dev/null || pip install -q pyoxigraph
-cargo build --release -q -p lodestone-server
-bin=$CARGO_TARGET_DIR/release/lodestone
+cargo build --profile "$BENCH_PROFILE" -q -p lodestone-server
+bin=$CARGO_TARGET_DIR/$BENCH_PROFILE/lodestone
 
 echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB, $(uname -r)"
 echo "input:   $file ($(du -h "$file" | cut -f1))"

@@ -13,7 +13,9 @@ cd "$(dirname "$0")/.."
 file=${1:-../shared/data/bsbm/bsbm-10k.nt.zst}
 shift || true
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$HOME/.cache/lodestone-target}
-cargo build --release -q -p lodestone-server -p lodestone-bench
+# The profile built and measured: `dist` (release with fat LTO, Cargo.toml), as `make` does.
+export BENCH_PROFILE=${BENCH_PROFILE:-dist}
+cargo build --profile "$BENCH_PROFILE" -q -p lodestone-server -p lodestone-bench
 if [ -n "${STORE:-}" ]; then
   store=$STORE
 else
@@ -21,6 +23,6 @@ else
   trap 'rm -rf "$work"' EXIT
   store=$work/store
   /usr/bin/time -f "load: %e s, %M KB max RSS" \
-    "$CARGO_TARGET_DIR/release/lodestone" load --data "$store" "$file" | tail -1
+    "$CARGO_TARGET_DIR/$BENCH_PROFILE/lodestone" load --data "$store" "$file" | tail -1
 fi
-"$CARGO_TARGET_DIR/release/lodestone-bench" start-views --data "$store" "$@"
+"$CARGO_TARGET_DIR/$BENCH_PROFILE/lodestone-bench" start-views --data "$store" "$@"

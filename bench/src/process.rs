@@ -14,7 +14,8 @@ pub(crate) fn lodestone_binary() -> anyhow::Result<PathBuf> {
     let binary = bench.with_file_name("lodestone");
     if !binary.is_file() {
         bail!(
-            "{} is missing: build it with `cargo build --release -p lodestone-server`",
+            "{} is missing: build it in this binary's profile \
+             (`cargo build --profile dist -p lodestone-server -p lodestone-bench`, as `make` does)",
             binary.display()
         );
     }
