@@ -320,7 +320,7 @@ impl<'a, D: QueryableDataset<'a>> RangeRead<'a, D> {
         if subjects < MIN_ROWS {
             return Ok(None);
         }
-        let Some(quads) = self.dataset.default_graph_quads_for_numeric_range(
+        let Some(mut quads) = self.dataset.default_graph_quads_for_numeric_range(
             &self.predicate,
             range,
             subjects.saturating_mul(QUADS_PER_ROW).min(MAX_RANGE_QUADS),
@@ -335,10 +335,7 @@ impl<'a, D: QueryableDataset<'a>> RangeRead<'a, D> {
                 .filter(|(_, joined)| **joined)
                 .filter_map(|(row, _)| row.as_ref().ok()?.get(self.subject))
                 .collect();
-            let quads = quads
-                .into_iter()
-                .filter(|quad| wanted.contains(&quad.subject))
-                .collect();
+            quads.retain(|quad| wanted.contains(&quad.subject));
             return Ok(Some(Rc::new(RangeObjects::new(range, quads))));
         }
         let objects = Rc::new(RangeObjects::new(range, quads));
