@@ -2,8 +2,9 @@
 # BSBM explore mix with the real BSBM test driver over HTTP, 1 and 4 clients, against
 # `lodestone serve`, Oxigraph's server (`oxigraph serve-read-only`) and Virtuoso 7 (Debian's
 # virtuoso-opensource) on the same data, one system at a time. Prints each run's QMpH and
-# per-query averages (the driver's own lines) and the server's peak RSS during the mixes
-# (for lodestone next to its memory budget).
+# per-query averages (the driver's own lines), the server's peak RSS during the mixes
+# (for lodestone next to its memory budget) and the CPU the server and the driver took per
+# mix. Each server is driven once its start-up work is over (see SETTLE).
 #
 #   bench/bsbm_driver.sh [SYSTEM…]        (default: lodestone oxigraph virtuoso)
 #
@@ -30,6 +31,11 @@
 #           against 0.21 at 19 K (Session 38). SERVER_NICE=0 puts driver and server on equal
 #           terms; lodestone's reads then run at 0 too (--read-nice, default 10, would lower
 #           them alone).
+#   SETTLE [600] most seconds to wait after a server answers for its start-up work to end
+#           (its CPU under 5 % of a core for three seconds in a row) before the driver
+#           starts: `lodestone serve` counts its store's totals for `/status` in the
+#           background after a start (at 100 M quads about 20 s of CPU, which cost 15 % of
+#           a 4-client run's mixes when it ran among them; Session 40). 0: no wait.
 # Nothing is left running at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -43,6 +49,7 @@ WARMUP=${WARMUP:-50}
 CLIENTS=${CLIENTS-1 4}
 LOADERS=${LOADERS:-2}
 SERVER_NICE=${SERVER_NICE:-10}
+SETTLE=${SETTLE:-600}
 OXIGRAPH=${OXIGRAPH:-/work/bsbmdata/venv/bin/oxigraph}
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$HOME/.cache/lodestone-target}
 # The profile built and measured: `dist` (release with fat LTO, Cargo.toml), as `make` does.
@@ -84,6 +91,27 @@ wait_for() { # URL: waits up to 10 minutes for an answer
   return 1
 }
 
+# CPU time (clock ticks, user and system) process $1 has taken so far.
+cpu_ticks() {
+  awk '{print $14 + $15}' "/proc/$1/stat"
+}
+
+# Waits until process $1 is idle: under 5 % of a core for three seconds in a row, or SETTLE
+# seconds have passed.
+wait_idle() {
+  local pid=$1 hz before after quiet=0 waited=0
+  hz=$(getconf CLK_TCK)
+  before=$(cpu_ticks "$pid")
+  while [ "$quiet" -lt 3 ] && [ "$waited" -lt "$SETTLE" ]; do
+    sleep 1
+    waited=$((waited + 1))
+    after=$(cpu_ticks "$pid")
+    if [ $((after - before)) -le $((hz / 20)) ]; then quiet=$((quiet + 1)); else quiet=0; fi
+    before=$after
+  done
+  echo "server idle after $waited s"
+}
+
 # Peak RSS (KiB) of process $1 until file $2 exists.
 watch_rss() {
   local peak=0 rss
@@ -105,9 +133,13 @@ drive() {
     rm -f "$done_flag"
     watch_rss "$server_pid" "$done_flag" >"$WORK/$system-mt$clients.rss" &
     local watcher=$!
-    local status=0
-    (cd "$TOOL" && ./testdriver -runs "$RUNS" -w "$WARMUP" -mt "$clients" -idir "$TD" \
+    local status=0 ticks
+    wait_idle "$server_pid"
+    ticks=$(cpu_ticks "$server_pid")
+    (cd "$TOOL" && /usr/bin/time -o "$WORK/$system-mt$clients.driver-cpu" -f "%U %S" \
+      ./testdriver -runs "$RUNS" -w "$WARMUP" -mt "$clients" -idir "$TD" \
       -ucf usecases/explore/sparql.txt -o "$WORK/$system-mt$clients.xml" "$endpoint") >"$log" 2>&1 || status=$?
+    ticks=$(($(cpu_ticks "$server_pid") - ticks))
     touch "$done_flag"
     wait "$watcher"
     if [ "$status" != 0 ]; then
@@ -130,6 +162,10 @@ for q in root.findall("./queries/query"):
         print(f"  Q{n:>2}: avg {float(avg) * 1000:9.2f} ms  min {float(mn) * 1000:8.2f}  max {float(mx) * 1000:9.2f}  ({count} runs)")
 PY
     echo "$system server peak RSS during the mixes: $(($(cat "$WORK/$system-mt$clients.rss") / 1024)) MiB"
+    # Warm-up mixes included: the driver runs them against the same server.
+    awk -v ticks="$ticks" -v hz="$(getconf CLK_TCK)" -v mixes="$((RUNS + WARMUP))" \
+      '{ printf "CPU per mix: server %.1f ms, driver %.1f ms\n", ticks * 1000 / hz / mixes, ($1 + $2) * 1000 / mixes }' \
+      "$WORK/$system-mt$clients.driver-cpu"
   done
 }
 
