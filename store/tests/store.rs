@@ -7,7 +7,8 @@
 //! (`killed_loads`), snapshot isolation, space reclamation (`reclaim`), graphs cleared whole
 //! (`whole_graphs`), the sorted IRI index (`iri_index`), the distinct counts of the start
 //! views against SPARQL counts (`distinct`), SPARQL counts answered from the statistics
-//! against a full evaluation (`statistics`), joins whose filters link one resource's values
+//! against a full evaluation (`statistics`), store totals remembered for a commit
+//! (`remembered_counts`), joins whose filters link one resource's values
 //! with the rest answered as without the optimizer (`similar`), and such joins that read a
 //! filtered range at once (`range_join`), BSBM Q3's products without a feature and sorts cut
 //! by a limit (`without_feature`), queries with a parameter bound by `VALUES`
@@ -60,6 +61,8 @@ mod oracle;
 mod range_join;
 #[path = "store/reclaim.rs"]
 mod reclaim;
+#[path = "store/remembered_counts.rs"]
+mod remembered_counts;
 #[path = "store/roundtrip.rs"]
 mod roundtrip;
 #[path = "store/similar.rs"]

@@ -9,7 +9,16 @@ use std::io::Write;
 pub(super) fn stats(args: &DataArgs) -> anyhow::Result<()> {
     let store = open_store_to_read(args)?;
     let reader = store.reader();
-    let counts = reader.counts()?;
+    // Counts a server (or an earlier `stats`) remembered for this commit, else a count,
+    // remembered for the next ones when the store is writable.
+    let counts = match reader.remembered_counts()? {
+        Some(counts) => counts,
+        None => {
+            let counts = reader.counts()?;
+            store.remember_counts(&counts)?;
+            counts
+        }
+    };
     // A closed pipe (`lodestone stats | head`) ends the output quietly: see `main`.
     let mut out = std::io::stdout().lock();
     writeln!(out, "store            {}", store.path().display())?;

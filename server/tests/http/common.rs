@@ -85,10 +85,7 @@ impl TestServer {
 
     /// A server over a new store that `fill` writes to before the server starts.
     pub fn with_store(settings: ServerSettings, fill: impl FnOnce(&Store)) -> Self {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let store = Arc::new(
-            Store::open(dir.path().join("store"), StoreOptions::default()).expect("store"),
-        );
+        let (dir, store) = temp_store();
         fill(&store);
         let server = Running::start(AppState::new(Arc::clone(&store), settings));
         Self {
@@ -136,6 +133,14 @@ impl TestServer {
         }
         false
     }
+}
+
+/// A new store in a temporary folder (the store must close before the folder is removed).
+pub fn temp_store() -> (TempDir, Arc<Store>) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let store =
+        Arc::new(Store::open(dir.path().join("store"), StoreOptions::default()).expect("store"));
+    (dir, store)
 }
 
 pub fn load(store: &Store, trig: &str) {

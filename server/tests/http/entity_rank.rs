@@ -1,11 +1,11 @@
 //! Issue 25: the entity rank is computed for a store that never had one and recomputed in the
 //! background once enough has changed since (`RankUpkeep`), following the links.
 
-use crate::common::{client, load, Running, EX};
+use crate::common::{client, load, temp_store, Running, EX};
 use lodestone_server::settings::{RankUpkeep, ServerSettings};
 use lodestone_server::state::AppState;
 use lodestone_store::model::NamedNode;
-use lodestone_store::{Store, StoreOptions, TermId};
+use lodestone_store::{Store, TermId};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -37,9 +37,7 @@ fn wait_for_rank(store: &Store, sequence: u64) {
 
 #[test]
 fn the_entity_rank_is_computed_and_kept_current_after_commits() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let store =
-        Arc::new(Store::open(dir.path().join("store"), StoreOptions::default()).expect("store"));
+    let (_dir, store) = temp_store();
     // Four leaves link to the hub; the hub links to one page; `lone` links nowhere.
     load(
         &store,

@@ -1,8 +1,12 @@
 //! `/sparql` updates: the token, the update policy, the same-site rule, USING parameters, LOAD.
 
-use crate::common::{client, error_code, header, TestServer, EX};
+use crate::common::{client, error_code, header, load, temp_store, Running, TestServer, EX};
 use lodestone_server::settings::ServerSettings;
+use lodestone_server::AppState;
+use lodestone_store::Store;
 use reqwest::blocking::Response;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 const TOKEN: &str = "s3cret-token";
 
@@ -288,4 +292,71 @@ fn status_totals_follow_the_commits() {
     // a, b, p and the graph-less literal 2 is inlined: three dictionary terms.
     assert_eq!(counted["terms"], 3, "{counted}");
     assert_eq!(counted["named_graphs"], 0, "{counted}");
+}
+
+/// Ranks the entities of `store` as a bulk load does, so that a server started on it makes
+/// no commit of its own (it ranks a store never ranked, which moves the last commit).
+fn rank(store: &Store) {
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    store.compute_entity_rank(&stop).expect("rank");
+}
+
+/// `/status` of the server at `base` once its totals are counted (within ten seconds).
+fn counted_status(base: &str) -> serde_json::Value {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let status: serde_json::Value = client()
+            .get(format!("{base}/status"))
+            .send()
+            .and_then(Response::json)
+            .expect("status");
+        if status["totals_commit"].is_u64() {
+            return status;
+        }
+        assert!(Instant::now() < deadline, "totals never counted: {status}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Totals the store remembers for its last commit are `/status`'s after a start, without a
+/// count. Here they are not the store's own (a count gives one subject), so the answer tells
+/// which the server took.
+#[test]
+fn status_totals_remembered_for_the_last_commit_need_no_count() {
+    let server = TestServer::with_store(ServerSettings::default(), |store| {
+        load(store, &format!("<{EX}a> <{EX}p> <{EX}b> ."));
+        rank(store);
+        let mut counts = store.reader().counts().expect("counts");
+        assert_eq!(counts.subjects, 1);
+        counts.subjects = 42;
+        assert!(store.remember_counts(&counts).expect("remember"));
+    });
+    let status = counted_status(&server.base);
+    assert_eq!(status["subjects"], 42, "{status}");
+    assert_eq!(status["terms"], 3, "{status}");
+}
+
+/// A server remembers its count of the totals for the next start: once `/status` shows
+/// them, the store holds them for its last commit.
+#[test]
+fn a_servers_count_of_its_totals_is_remembered_for_the_next_start() {
+    let (_dir, store) = temp_store();
+    load(
+        &store,
+        &format!("<{EX}a> <{EX}p> <{EX}b> . <{EX}b> <{EX}p> <{EX}c> ."),
+    );
+    rank(&store);
+    assert_eq!(store.reader().remembered_counts().expect("read"), None);
+    let server = Running::start(AppState::new(Arc::clone(&store), ServerSettings::default()));
+    let status = counted_status(&server.base);
+    let remembered = store
+        .reader()
+        .remembered_counts()
+        .expect("read")
+        .expect("remembered counts");
+    assert_eq!(remembered.subjects, 2);
+    assert_eq!(remembered.dictionary_terms, 4);
+    assert_eq!(status["subjects"], 2, "{status}");
+    assert_eq!(status["terms"], 4, "{status}");
+    assert_eq!(status["totals_commit"], remembered.sequence, "{status}");
 }
