@@ -475,7 +475,15 @@ pub struct SimpleEvaluator<'a, D: QueryableDataset<'a>> {
     solution_keys: Rc<SolutionKeys>,
     /// Lodestone patch: set by a `Slice` for the `OrderBy` right under it, which takes it.
     sort_limit: Cell<Option<usize>>,
+    /// Lodestone patch: set by a range join while it builds its left side's evaluator, for
+    /// the quad pattern there (this very pattern, by address) whose quads it may filter by
+    /// subject (`range_join::SubjectFilter`); that pattern takes it.
+    subject_filter: SubjectFilterHook<D::InternalTerm>,
 }
+
+/// Lodestone patch: see `SimpleEvaluator::subject_filter`.
+type SubjectFilterHook<T> =
+    std::cell::RefCell<Option<(*const GraphPattern, Rc<range_join::SubjectFilter<T>>)>>;
 
 /// Lodestone patch: what the solution keys of one evaluation are made of.
 #[derive(Default)]
@@ -512,7 +520,23 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                 minted: Default::default(),
             }),
             sort_limit: Cell::new(None),
+            subject_filter: std::cell::RefCell::new(None),
         })
+    }
+
+    /// Lodestone patch: the subject filter a range join set for `pattern`, taken.
+    fn take_subject_filter(
+        &self,
+        pattern: &GraphPattern,
+    ) -> Option<Rc<range_join::SubjectFilter<D::InternalTerm>>> {
+        let mut hook = self.subject_filter.borrow_mut();
+        if hook
+            .as_ref()
+            .is_some_and(|(target, _)| std::ptr::eq(*target, pattern))
+        {
+            return hook.take().map(|(_, filter)| filter);
+        }
+        None
     }
 
     pub fn evaluate_select(
@@ -786,6 +810,7 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                 object,
                 graph_name,
             } => {
+                let subject_filter = self.take_subject_filter(pattern);
                 let subject_selector = TupleSelector::from_ground_term_pattern(
                     subject,
                     encoded_variables,
@@ -849,12 +874,19 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                     } else {
                         Some(None) // default graph
                     };
-                    let iter = dataset.internal_quads_for_pattern(
+                    let mut iter = dataset.internal_quads_for_pattern(
                         input_subject.as_ref(),
                         input_predicate.as_ref(),
                         input_object.as_ref(),
                         input_graph_name.as_ref().map(|g| g.as_ref()),
                     );
+                    // Lodestone patch: quads of subjects the range join above would drop (from
+                    // the moment it knows them: the scan may have begun before).
+                    if let Some(filter) = subject_filter.clone() {
+                        iter = Box::new(iter.filter(move |quad| {
+                            quad.as_ref().map_or(true, |q| filter.allows(&q.subject))
+                        }));
+                    }
                     let subject_selector = subject_selector.clone();
                     let predicate_selector = predicate_selector.clone();
                     let object_selector = object_selector.clone();
@@ -2262,8 +2294,10 @@ impl<'a, D: QueryableDataset<'a>> Clone for SimpleEvaluator<'a, D> {
             run_stats: self.run_stats,
             explain: self.explain,
             solution_keys: Rc::clone(&self.solution_keys),
-            // Lodestone patch: a clone builds other patterns (EXISTS, SERVICE), no slice's sort.
+            // Lodestone patch: a clone builds other patterns (EXISTS, SERVICE), no slice's sort
+            // and no range join's left side.
             sort_limit: Cell::new(None),
+            subject_filter: std::cell::RefCell::new(None),
         }
     }
 }

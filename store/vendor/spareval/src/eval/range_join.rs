@@ -18,6 +18,13 @@
 //! or `BIND`, its values read inside the join): each row then has its own range, and a
 //! chunk's read covers the smallest range holding all of them (rows mostly share one). The
 //! filter keeps each row to its own range.
+//!
+//! When the input gives the range and `left` ends in a for-loop join with a pattern binding
+//! `?s` (Q5: the products sharing one of the given product's features), a subject without an
+//! object in the range can join with nothing: once a first chunk of `left` has paid for the
+//! range read, that pattern keeps only the quads of the read's subjects
+//! ([`SubjectFilter`]), so most of `left`'s rows are never made (at 100 M quads, four in
+//! five of Q5's 35,000).
 
 use super::{
     EvalNodeWithStats, InternalTuple, InternalTupleEvaluator, InternalTuplesIterator,
@@ -35,6 +42,7 @@ use std::hash::Hash;
 use std::collections::hash_map::Entry;
 use std::iter::{Zip, once};
 use std::vec::IntoIter;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 /// Rows of the left side gathered before choosing between look-ups and one range read. A
@@ -45,6 +53,10 @@ use std::rc::Rc;
 const CHUNK_ROWS: usize = 16_384;
 /// Below this many rows to look up in a chunk, they are looked up one by one.
 const MIN_ROWS: usize = 64;
+/// Rows of the first chunk when the join can filter the rest of `left` by its range read
+/// ([`SubjectFilter`]): enough to tell a left side worth a range read, few enough that most
+/// rows of a large one come filtered.
+const FIRST_CHUNK_ROWS: usize = 1_024;
 /// Quads the range read may visit per row it replaces: a seek costs about as much as
 /// reading this many index entries in order (at 35 M quads, 8 µs for a seek whose blocks are
 /// cached, 70 ns per entry read in order; a seek that misses the block cache costs several
@@ -223,6 +235,63 @@ fn contains(outer: NumericRange, inner: NumericRange) -> bool {
     lower && upper
 }
 
+/// The subjects a pattern of `left` keeps, shared by a range join and that pattern's
+/// evaluator: every subject until the join installs its range read, then the read's.
+pub(super) struct SubjectFilter<T> {
+    read: RefCell<Option<Rc<RangeObjects<T>>>>,
+    /// Joins iterating now: a filter is installed only while one is, for its own rows.
+    iterating: Cell<usize>,
+}
+
+impl<T: Clone + Eq + Hash> SubjectFilter<T> {
+    fn new() -> Self {
+        Self {
+            read: RefCell::new(None),
+            iterating: Cell::new(0),
+        }
+    }
+
+    /// Whether the pattern keeps the quads of `subject` now.
+    pub(super) fn allows(&self, subject: &T) -> bool {
+        self.read
+            .borrow()
+            .as_ref()
+            .is_none_or(|read| read.has_subject(subject))
+    }
+
+    fn install(&self, read: Option<Rc<RangeObjects<T>>>) {
+        *self.read.borrow_mut() = read;
+    }
+
+    fn start(&self) {
+        self.iterating.set(self.iterating.get() + 1);
+        self.install(None);
+    }
+
+    fn end(&self) {
+        self.iterating.set(self.iterating.get().saturating_sub(1));
+        self.install(None);
+    }
+}
+
+/// The pattern of `left` whose quads may be filtered by the join's subjects: `left` is
+/// filters over a for-loop join whose right side is a pattern with `subject` as its subject,
+/// so each of `left`'s rows is one of that pattern's quads (and dropping the quad drops the
+/// row, which the filters would see with that subject).
+fn filtered_pattern<'p>(left: &'p GraphPattern, subject: &Variable) -> Option<&'p GraphPattern> {
+    match left {
+        GraphPattern::Filter { inner, .. } => filtered_pattern(inner, subject),
+        GraphPattern::Lateral { right, .. } => match right.as_ref() {
+            GraphPattern::QuadPattern {
+                subject: GroundTermPattern::Variable(s),
+                ..
+            } if s == subject => Some(right.as_ref()),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
     /// The evaluator of `lateral` (the join `join` was recognized in), with its statistics.
     pub(super) fn range_join_evaluator(
@@ -235,7 +304,15 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
         Rc<EvalNodeWithStats>,
     ) {
         self.evaluator_with_stats(lateral, |stat_children| {
+            // The pattern of `left` takes the filter as its evaluator is built (see
+            // `SimpleEvaluator::take_subject_filter`); a filter no pattern took is dropped.
+            let subject_filter = Rc::new(SubjectFilter::new());
+            let hook = filtered_pattern(&join.left, &join.subject)
+                .map(|pattern| (std::ptr::from_ref(pattern), Rc::clone(&subject_filter)));
+            let outer_hook = self.subject_filter.replace(hook);
             let (left, left_stats) = self.graph_pattern_evaluator(&join.left, encoded_variables);
+            let unused = self.subject_filter.replace(outer_hook);
+            let subject_filter = unused.is_none().then_some(subject_filter);
             stat_children.push(left_stats);
             let (right, right_stats) = self.graph_pattern_evaluator(&join.right, encoded_variables);
             stat_children.push(right_stats);
@@ -269,9 +346,16 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
             let evaluator: InternalTupleEvaluator<'a, D::InternalTerm> = Rc::new(move |from| {
                 // `None`: the bounds' variables come from `left`, a range per row.
                 let input_range = bounds.range(&from);
+                // Only a range the input gives holds for every later row of `left`.
+                let subject_filter = subject_filter.clone().filter(|_| input_range.is_some());
+                if let Some(filter) = &subject_filter {
+                    filter.start();
+                }
                 Box::new(RangeJoinIterator {
                     left: left(from),
                     left_done: false,
+                    first_chunk: true,
+                    subject_filter,
                     right: Rc::clone(&right),
                     read: Rc::clone(&read),
                     bounds: Rc::clone(&bounds),
@@ -388,6 +472,11 @@ impl<T: Clone + Eq + Hash> RangeObjects<T> {
         }
     }
 
+    /// Whether `subject` has an object in the read.
+    fn has_subject(&self, subject: &T) -> bool {
+        self.ends.contains_key(subject)
+    }
+
     /// Where the first object of `subject` is in `objects` ([`NO_OBJECT`]: it has none).
     fn first_of(&self, subject: &T) -> u32 {
         self.ends.get(subject).map_or(NO_OBJECT, |&(first, _)| first)
@@ -398,6 +487,10 @@ impl<T: Clone + Eq + Hash> RangeObjects<T> {
 struct RangeJoinIterator<'a, D: QueryableDataset<'a>> {
     left: InternalTuplesIterator<'a, D::InternalTerm>,
     left_done: bool,
+    /// Whether the next chunk is the first.
+    first_chunk: bool,
+    /// The filter of `left`'s pattern, when the input gives the range.
+    subject_filter: Option<Rc<SubjectFilter<D::InternalTerm>>>,
     right: InternalTupleEvaluator<'a, D::InternalTerm>,
     read: Rc<RangeRead<'a, D>>,
     bounds: Rc<Bounds<'a, D::InternalTerm>>,
@@ -441,10 +534,28 @@ impl<'a, D: QueryableDataset<'a>> RangeJoinIterator<'a, D> {
         (joined, range)
     }
 
+    /// Has `left`'s pattern keep only the subjects of `read` from now on, when more rows are
+    /// to come, `read` holds the input's whole range and no other iteration of this join is
+    /// under way (each sets the filter for its own rows).
+    fn filter_left(&self, read: &Rc<RangeObjects<D::InternalTerm>>) {
+        let (Some(filter), Some(range)) = (&self.subject_filter, self.input_range) else {
+            return;
+        };
+        if !self.left_done && filter.iterating.get() == 1 && contains(read.range, range) {
+            filter.install(Some(Rc::clone(read)));
+        }
+    }
+
     /// The rows of the join for the next chunk of left rows.
     fn next_chunk(&mut self) -> InternalTuplesIterator<'a, D::InternalTerm> {
         let mut rows = Vec::new();
-        while rows.len() < CHUNK_ROWS {
+        let chunk_rows = if self.first_chunk && self.subject_filter.is_some() {
+            FIRST_CHUNK_ROWS
+        } else {
+            CHUNK_ROWS
+        };
+        self.first_chunk = false;
+        while rows.len() < chunk_rows {
             let Some(row) = self.left.next() else {
                 self.left_done = true;
                 break;
@@ -458,7 +569,10 @@ impl<'a, D: QueryableDataset<'a>> RangeJoinIterator<'a, D> {
             self.read
                 .range_objects(&rows, &joined, last, range, &mut self.range_objects)
         }) {
-            Ok(Some(range_objects)) => range_objects,
+            Ok(Some(range_objects)) => {
+                self.filter_left(&range_objects);
+                range_objects
+            }
             Ok(None) => {
                 return Box::new(rows.into_iter().flat_map(move |row| match row {
                     Ok(row) => right(row),
@@ -554,6 +668,14 @@ impl<T: Clone + Eq + Hash> Iterator for ChunkJoin<'_, T> {
                 (Ok(row), false) => self.current = RowJoin::LookedUp((self.right)(row)),
                 (Err(e), _) => return Some(Err(e)),
             }
+        }
+    }
+}
+
+impl<'a, D: QueryableDataset<'a>> Drop for RangeJoinIterator<'a, D> {
+    fn drop(&mut self) {
+        if let Some(filter) = &self.subject_filter {
+            filter.end();
         }
     }
 }
