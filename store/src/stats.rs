@@ -122,46 +122,39 @@ pub struct StoreCounts {
     pub sequence: u64,
 }
 
-/// The totals of [`StoreCounts`] that take a scan to count, as kept in the store for the
-/// commit they describe (`meta_key::COUNTS`): the quad count is a counter of its own.
-pub(crate) struct RememberedCounts;
+/// The value kept in the store for `counts` (`meta_key::COUNTS`): the totals that take a
+/// scan to count and the commit they describe (the quad count is a counter of its own).
+pub(crate) fn encode_counts(counts: &StoreCounts) -> Vec<u8> {
+    [
+        counts.sequence,
+        counts.dictionary_terms,
+        counts.named_graphs,
+        counts.classes,
+        counts.predicates,
+        counts.subjects,
+    ]
+    .iter()
+    .flat_map(|v| encode_u64(*v))
+    .collect()
+}
 
-impl RememberedCounts {
-    const FIELDS: usize = 6;
-
-    /// The value kept for `counts`.
-    pub(crate) fn encode(counts: &StoreCounts) -> Vec<u8> {
-        [
-            counts.sequence,
-            counts.dictionary_terms,
-            counts.named_graphs,
-            counts.classes,
-            counts.predicates,
-            counts.subjects,
-        ]
-        .iter()
-        .flat_map(|v| encode_u64(*v))
-        .collect()
+/// The counts a value of [`encode_counts`] holds, with `quads` quads.
+pub(crate) fn decode_counts(bytes: &[u8], quads: u64) -> Result<StoreCounts, CorruptionError> {
+    if bytes.len() != 6 * 8 {
+        return Err(CorruptionError::msg(
+            "remembered counts of the wrong length",
+        ));
     }
-
-    /// The counts a kept value holds, with `quads` quads.
-    pub(crate) fn decode(bytes: &[u8], quads: u64) -> Result<StoreCounts, CorruptionError> {
-        if bytes.len() != Self::FIELDS * 8 {
-            return Err(CorruptionError::msg(
-                "remembered counts of the wrong length",
-            ));
-        }
-        let field = |i: usize| decode_u64(&bytes[i * 8..(i + 1) * 8]);
-        Ok(StoreCounts {
-            quads,
-            sequence: field(0)?,
-            dictionary_terms: field(1)?,
-            named_graphs: field(2)?,
-            classes: field(3)?,
-            predicates: field(4)?,
-            subjects: field(5)?,
-        })
-    }
+    let field = |i: usize| decode_u64(&bytes[i * 8..(i + 1) * 8]);
+    Ok(StoreCounts {
+        quads,
+        sequence: field(0)?,
+        dictionary_terms: field(1)?,
+        named_graphs: field(2)?,
+        classes: field(3)?,
+        predicates: field(4)?,
+        subjects: field(5)?,
+    })
 }
 
 pub(crate) fn encode_u64(v: u64) -> [u8; 8] {

@@ -11,7 +11,7 @@ use crate::kv::{meta_key, CacheStats, IndexUsage, StoreOptions, Table};
 use crate::load::BulkLoader;
 use crate::quads::reader::Reader;
 use crate::quads::writer::Transaction;
-use crate::stats::{RememberedCounts, StoreCounts};
+use crate::stats::{encode_counts, StoreCounts};
 use rocksdb::checkpoint::Checkpoint;
 use rocksdb::WriteBatch;
 use std::path::Path;
@@ -158,10 +158,9 @@ impl Store {
         batch.put_cf(
             self.database.cf(Table::Meta),
             meta_key::COUNTS,
-            RememberedCounts::encode(counts),
+            encode_counts(counts),
         );
         self.database.write(batch, &self.database.write_options())?;
-        drop(state);
         Ok(true)
     }
 

@@ -9,15 +9,11 @@ use std::io::Write;
 pub(super) fn stats(args: &DataArgs) -> anyhow::Result<()> {
     let store = open_store_to_read(args)?;
     let reader = store.reader();
-    // Counts a server (or an earlier `stats`) remembered for this commit, else a count,
-    // remembered for the next ones when the store is writable.
+    // The counts a server remembered for this commit, else a count (the store is open
+    // read-only here: nothing is remembered).
     let counts = match reader.remembered_counts()? {
         Some(counts) => counts,
-        None => {
-            let counts = reader.counts()?;
-            store.remember_counts(&counts)?;
-            counts
-        }
+        None => reader.counts()?,
     };
     // A closed pipe (`lodestone stats | head`) ends the output quietly: see `main`.
     let mut out = std::io::stdout().lock();

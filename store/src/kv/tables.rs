@@ -156,7 +156,7 @@ pub(crate) mod meta_key {
     /// Number of quads in the store.
     pub(crate) const QUAD_COUNT: &[u8] = b"quad_count";
     /// The store totals last counted by a scan and the commit they describe
-    /// ([`crate::stats::RememberedCounts`]; absent until a count was remembered).
+    /// ([`crate::stats::encode_counts`]; absent until a count was remembered).
     pub(crate) const COUNTS: &[u8] = b"counts";
     /// Unix time in milliseconds of the last commit.
     pub(crate) const LAST_COMMIT_MS: &[u8] = b"last_commit_ms";

@@ -8,7 +8,7 @@ use crate::encoding::TermId;
 use crate::error::StoreError;
 use crate::kv::{meta_key, Table};
 use crate::stats::{
-    decode_u64, term_graph_key, RememberedCounts, StoreCounts, TermGraphUsage, TermUsage,
+    decode_counts, decode_u64, term_graph_key, StoreCounts, TermGraphUsage, TermUsage,
 };
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -158,13 +158,13 @@ impl Reader<'_> {
     }
 
     /// The totals [`Reader::counts`] gave for this reader's commit, if they were remembered
-    /// ([`crate::Store::remember_counts`]): no scan, two reads. `None` when none were, or
+    /// ([`crate::Store::remember_counts`]): no scan, three reads. `None` when none were, or
     /// when they describe another commit.
     pub fn remembered_counts(&self) -> Result<Option<StoreCounts>, StoreError> {
         let Some(bytes) = self.get(Table::Meta, meta_key::COUNTS)? else {
             return Ok(None);
         };
-        let counts = RememberedCounts::decode(&bytes, self.quad_count()?)?;
+        let counts = decode_counts(&bytes, self.quad_count()?)?;
         Ok((counts.sequence == self.sequence()?).then_some(counts))
     }
 

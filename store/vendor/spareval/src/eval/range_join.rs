@@ -309,10 +309,11 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
             let subject_filter = Rc::new(SubjectFilter::new());
             let hook = filtered_pattern(&join.left, &join.subject)
                 .map(|pattern| (std::ptr::from_ref(pattern), Rc::clone(&subject_filter)));
+            let offered = hook.is_some();
             let outer_hook = self.subject_filter.replace(hook);
             let (left, left_stats) = self.graph_pattern_evaluator(&join.left, encoded_variables);
             let unused = self.subject_filter.replace(outer_hook);
-            let subject_filter = unused.is_none().then_some(subject_filter);
+            let subject_filter = (offered && unused.is_none()).then_some(subject_filter);
             stat_children.push(left_stats);
             let (right, right_stats) = self.graph_pattern_evaluator(&join.right, encoded_variables);
             stat_children.push(right_stats);
