@@ -103,19 +103,26 @@ fn n_quads(products: &[Product]) -> String {
     out
 }
 
-/// BSBM Q5's shape for product `given`, and variants: bounds on one side only, constant and
-/// decimal bounds, a bound that is no number, rows without the filtered property (OPTIONAL).
-fn queries(given: usize) -> Vec<String> {
-    let p = format!("<{E}product{given}>");
-    let q5 = format!(
+/// BSBM Q5's graph pattern for product `p`: the products sharing a feature with it whose
+/// `numeric1` and `numeric2` are within the given distances of its own.
+fn q5_pattern(p: &str, numeric1_within: u32, numeric2_within: u32) -> String {
+    let (d1, d2) = (numeric1_within, numeric2_within);
+    format!(
         "?product <{E}label> ?label .
          FILTER ({p} != ?product)
          {p} <{E}feature> ?f . ?product <{E}feature> ?f .
          {p} <{E}numeric1> ?orig1 . ?product <{E}numeric1> ?sim1 .
-         FILTER (?sim1 < (?orig1 + 10) && ?sim1 > (?orig1 - 10))
+         FILTER (?sim1 < (?orig1 + {d1}) && ?sim1 > (?orig1 - {d1}))
          {p} <{E}numeric2> ?orig2 . ?product <{E}numeric2> ?sim2 .
-         FILTER (?sim2 < (?orig2 + 12) && ?sim2 > (?orig2 - 12))"
-    );
+         FILTER (?sim2 < (?orig2 + {d2}) && ?sim2 > (?orig2 - {d2}))"
+    )
+}
+
+/// BSBM Q5's shape for product `given`, and variants: bounds on one side only, constant and
+/// decimal bounds, a bound that is no number, rows without the filtered property (OPTIONAL).
+fn queries(given: usize) -> Vec<String> {
+    let p = format!("<{E}product{given}>");
+    let q5 = q5_pattern(&p, 10, 12);
     let one = |filter: &str| {
         format!(
             "SELECT ?product ?sim1 WHERE {{ {p} <{E}numeric1> ?orig1 .
@@ -191,32 +198,7 @@ proptest! {
 /// written, with the default graph as the union and without.
 #[test]
 fn a_left_side_past_its_first_chunk_is_filtered_by_the_range_read() {
-    // Mostly canonical integers, the kind a range read gives exactly (it keeps every
-    // dictionary literal, which it cannot order).
-    let value = |i: usize| -> Value {
-        let v = i64::try_from(i % 199).expect("small") - 3;
-        match i % 20 {
-            0 => Value::Decimal(v * 10 + 5),
-            1 => Value::Double(v),
-            2 => Value::Padded(v.abs()),
-            3 => Value::Text(v),
-            4 => Value::Iri(v.rem_euclid(3)),
-            _ => Value::Integer(v),
-        }
-    };
-    let products = (0..1_600)
-        .map(|i| Product {
-            features: vec![1 + u8::try_from(i % 3).expect("small")],
-            numeric1: vec![value(i * 7)],
-            numeric2: vec![value(i * 11 + 3)],
-            graph: [None, None, Some(0), Some(1)][i % 4],
-        })
-        .collect::<Vec<_>>();
-    let store = TempStore::new();
-    transaction_load(
-        &store,
-        &[("range.nq", n_quads(&products).as_bytes(), RdfFormat::NQuads)],
-    );
+    let store = feature_store(1_600, |i| mixed_value(i * 7));
     for given in [7, 1_234] {
         for union in [true, false] {
             // Not the queries whose rows each bring a range (the given product bound by
@@ -249,6 +231,74 @@ fn a_left_side_past_its_first_chunk_is_filtered_by_the_range_read() {
         (1_024..1_600).contains(&feature_rows[0]),
         "{feature_rows:?} rows of the feature pattern"
     );
+}
+
+/// Q5's shape where the first range passes every product and the second few of them: the
+/// outer join's filter reaches the feature pattern through the inner join, so that pattern
+/// keeps only the subjects of both range reads once each join has read its range, and the
+/// answers stay those of the query as written.
+#[test]
+fn nested_range_joins_both_filter_the_left_side() {
+    let store = feature_store(6_000, |i| {
+        Value::Integer(i64::try_from(i % 50).expect("small"))
+    });
+    let pattern = q5_pattern(&format!("<{E}product7>"), 1000, 12);
+    let q5 =
+        format!("SELECT DISTINCT ?product ?label WHERE {{ {pattern} }} ORDER BY ?label LIMIT 5");
+    let counted = format!("SELECT (COUNT(*) AS ?n) WHERE {{ {pattern} }}");
+    for union in [true, false] {
+        let options = QueryOptions::default().with_default_graph_as_union(union);
+        for query in [&q5, &counted] {
+            let optimized = lines(&store, query, &options);
+            let as_written = lines(&store, query, &options.clone().without_optimizations());
+            assert_eq!(optimized, as_written, "union {union}: {query}");
+        }
+    }
+    // Every product has feature 0 and a third of them feature 2, as product 7: 8,000 rows.
+    // Two chunks of 1,024 come before the outer join has read its range (the first range
+    // filters nothing); of the rest, only products whose `numeric2` may be within 12 of
+    // product 7's (about one in four, dictionary literals included).
+    let union = QueryOptions::default().with_default_graph_as_union(true);
+    let feature_rows = pattern_rows(&store, &q5, &union, "?product <http://e/feature>");
+    assert_eq!(feature_rows.len(), 1);
+    assert!(
+        (2_048..4_500).contains(&feature_rows[0]),
+        "{feature_rows:?} rows of the feature pattern"
+    );
+}
+
+/// A store of `products` products, each with feature 0 and one of features 1 to 3 in turn,
+/// `numeric1` as given, a `numeric2` of [`mixed_value`], a quarter of them in each of two
+/// named graphs.
+fn feature_store(products: usize, numeric1: impl Fn(usize) -> Value) -> TempStore {
+    let products = (0..products)
+        .map(|i| Product {
+            features: vec![1 + u8::try_from(i % 3).expect("small")],
+            numeric1: vec![numeric1(i)],
+            numeric2: vec![mixed_value(i * 11 + 3)],
+            graph: [None, None, Some(0), Some(1)][i % 4],
+        })
+        .collect::<Vec<_>>();
+    let store = TempStore::new();
+    transaction_load(
+        &store,
+        &[("range.nq", n_quads(&products).as_bytes(), RdfFormat::NQuads)],
+    );
+    store
+}
+
+/// Mostly canonical integers, the kind a range read gives exactly (it keeps every dictionary
+/// literal, which it cannot order), from -3 to 195 as `i` goes.
+fn mixed_value(i: usize) -> Value {
+    let v = i64::try_from(i % 199).expect("small") - 3;
+    match i % 20 {
+        0 => Value::Decimal(v * 10 + 5),
+        1 => Value::Double(v),
+        2 => Value::Padded(v.abs()),
+        3 => Value::Text(v),
+        4 => Value::Iri(v.rem_euclid(3)),
+        _ => Value::Integer(v),
+    }
 }
 
 /// The bounds bound on the outer left side of two nested for-loop joins (the given

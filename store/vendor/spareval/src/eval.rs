@@ -475,15 +475,15 @@ pub struct SimpleEvaluator<'a, D: QueryableDataset<'a>> {
     solution_keys: Rc<SolutionKeys>,
     /// Lodestone patch: set by a `Slice` for the `OrderBy` right under it, which takes it.
     sort_limit: Cell<Option<usize>>,
-    /// Lodestone patch: set by a range join while it builds its left side's evaluator, for
-    /// the quad pattern there (this very pattern, by address) whose quads it may filter by
-    /// subject (`range_join::SubjectFilter`); that pattern takes it.
-    subject_filter: SubjectFilterHook<D::InternalTerm>,
+    /// Lodestone patch: set by range joins while they build their left sides' evaluators,
+    /// each for the quad pattern there (this very pattern, by address) whose quads it may
+    /// filter by subject (`range_join::SubjectFilter`); that pattern takes them.
+    subject_filters: SubjectFilterHooks<D::InternalTerm>,
 }
 
-/// Lodestone patch: see `SimpleEvaluator::subject_filter`.
-type SubjectFilterHook<T> =
-    std::cell::RefCell<Option<(*const GraphPattern, Rc<range_join::SubjectFilter<T>>)>>;
+/// Lodestone patch: see `SimpleEvaluator::subject_filters`.
+type SubjectFilterHooks<T> =
+    std::cell::RefCell<Vec<(*const GraphPattern, Rc<range_join::SubjectFilter<T>>)>>;
 
 /// Lodestone patch: what the solution keys of one evaluation are made of.
 #[derive(Default)]
@@ -520,23 +520,25 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                 minted: Default::default(),
             }),
             sort_limit: Cell::new(None),
-            subject_filter: std::cell::RefCell::new(None),
+            subject_filters: std::cell::RefCell::new(Vec::new()),
         })
     }
 
-    /// Lodestone patch: the subject filter a range join set for `pattern`, taken.
-    fn take_subject_filter(
+    /// Lodestone patch: the subject filters range joins set for `pattern`, taken.
+    fn take_subject_filters(
         &self,
         pattern: &GraphPattern,
-    ) -> Option<Rc<range_join::SubjectFilter<D::InternalTerm>>> {
-        let mut hook = self.subject_filter.borrow_mut();
-        if hook
-            .as_ref()
-            .is_some_and(|(target, _)| std::ptr::eq(*target, pattern))
-        {
-            return hook.take().map(|(_, filter)| filter);
-        }
-        None
+    ) -> Rc<[Rc<range_join::SubjectFilter<D::InternalTerm>>]> {
+        let mut hooks = self.subject_filters.borrow_mut();
+        let mut taken = Vec::new();
+        hooks.retain(|(target, filter)| {
+            let for_pattern = std::ptr::eq(*target, pattern);
+            if for_pattern {
+                taken.push(Rc::clone(filter));
+            }
+            !for_pattern
+        });
+        taken.into()
     }
 
     pub fn evaluate_select(
@@ -810,7 +812,7 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                 object,
                 graph_name,
             } => {
-                let subject_filter = self.take_subject_filter(pattern);
+                let subject_filters = self.take_subject_filters(pattern);
                 let subject_selector = TupleSelector::from_ground_term_pattern(
                     subject,
                     encoded_variables,
@@ -882,9 +884,11 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                     );
                     // Lodestone patch: quads of subjects the range join above would drop (from
                     // the moment it knows them: the scan may have begun before).
-                    if let Some(filter) = subject_filter.clone() {
+                    if !subject_filters.is_empty() {
+                        let filters = Rc::clone(&subject_filters);
                         iter = Box::new(iter.filter(move |quad| {
-                            quad.as_ref().map_or(true, |q| filter.allows(&q.subject))
+                            quad.as_ref()
+                                .map_or(true, |q| filters.iter().all(|f| f.allows(&q.subject)))
                         }));
                     }
                     let subject_selector = subject_selector.clone();
@@ -2297,7 +2301,7 @@ impl<'a, D: QueryableDataset<'a>> Clone for SimpleEvaluator<'a, D> {
             // Lodestone patch: a clone builds other patterns (EXISTS, SERVICE), no slice's sort
             // and no range join's left side.
             sort_limit: Cell::new(None),
-            subject_filter: std::cell::RefCell::new(None),
+            subject_filters: std::cell::RefCell::new(Vec::new()),
         }
     }
 }

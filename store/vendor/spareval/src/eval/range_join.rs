@@ -24,7 +24,8 @@
 //! object in the range can join with nothing: once a first chunk of `left` has paid for the
 //! range read, that pattern keeps only the quads of the read's subjects
 //! ([`SubjectFilter`]), so most of `left`'s rows are never made (at 100 M quads, four in
-//! five of Q5's 35,000).
+//! five of Q5's 35,000). Range joins nested in one another (Q5's second numeric property
+//! over its first) filter the same innermost pattern, each with its own read.
 
 use super::{
     EvalNodeWithStats, InternalTuple, InternalTupleEvaluator, InternalTuplesIterator,
@@ -53,10 +54,10 @@ use std::rc::Rc;
 const CHUNK_ROWS: usize = 16_384;
 /// Below this many rows to look up in a chunk, they are looked up one by one.
 const MIN_ROWS: usize = 64;
-/// Rows of the first chunk when the join can filter the rest of `left` by its range read
+/// Rows of a chunk when the join can filter the rest of `left` by its range read
 /// ([`SubjectFilter`]): enough to tell a left side worth a range read, few enough that most
 /// rows of a large one come filtered.
-const FIRST_CHUNK_ROWS: usize = 1_024;
+const FILTERED_CHUNK_ROWS: usize = 1_024;
 /// Quads the range read may visit per row it replaces: a seek costs about as much as
 /// reading this many index entries in order (at 35 M quads, 8 µs for a seek whose blocks are
 /// cached, 70 ns per entry read in order; a seek that misses the block cache costs several
@@ -72,9 +73,11 @@ const QUADS_PER_ROW_TO_FILTER: usize = 2;
 
 /// A `FILTER` over `Lateral(left, ?s <p> ?o)` whose conjuncts bound `?o` by expressions of
 /// the input alone.
-pub(super) struct RangeJoin {
-    left: GraphPattern,
-    right: GraphPattern,
+pub(super) struct RangeJoin<'p> {
+    /// Borrowed from the plan, so that a pattern found in it is the one later evaluated
+    /// (the [`SubjectFilter`] hook matches patterns by address).
+    left: &'p GraphPattern,
+    right: &'p GraphPattern,
     subject: Variable,
     predicate: NamedNode,
     object: Variable,
@@ -84,9 +87,9 @@ pub(super) struct RangeJoin {
     upper: Vec<Expression>,
 }
 
-impl RangeJoin {
+impl<'p> RangeJoin<'p> {
     /// The join `inner` is, if it has that shape and `filter` bounds its object.
-    pub(super) fn recognize(inner: &GraphPattern, filter: &Expression) -> Option<Self> {
+    pub(super) fn recognize(inner: &'p GraphPattern, filter: &Expression) -> Option<Self> {
         let GraphPattern::Lateral { left, right } = inner else {
             return None;
         };
@@ -127,8 +130,8 @@ impl RangeJoin {
             return None;
         }
         Some(Self {
-            left: left.as_ref().clone(),
-            right: right.as_ref().clone(),
+            left: left.as_ref(),
+            right: right.as_ref(),
             subject: subject.clone(),
             predicate: predicate.clone(),
             object: object.clone(),
@@ -275,19 +278,24 @@ impl<T: Clone + Eq + Hash> SubjectFilter<T> {
 }
 
 /// The pattern of `left` whose quads may be filtered by the join's subjects: `left` is
-/// filters over a for-loop join whose right side is a pattern with `subject` as its subject,
-/// so each of `left`'s rows is one of that pattern's quads (and dropping the quad drops the
-/// row, which the filters would see with that subject).
+/// filters over for-loop joins, the innermost of whose right sides with `subject` as its
+/// subject is that pattern. Each of `left`'s rows comes from one of its quads and keeps that
+/// quad's subject (the joins and filters above it only add bindings or drop rows), so
+/// dropping the quad drops only rows the range join would drop. The innermost pattern, so
+/// that the range joins nested in `left` (Q5's second numeric property over its first) filter
+/// the same one, before any row is made.
 fn filtered_pattern<'p>(left: &'p GraphPattern, subject: &Variable) -> Option<&'p GraphPattern> {
     match left {
         GraphPattern::Filter { inner, .. } => filtered_pattern(inner, subject),
-        GraphPattern::Lateral { right, .. } => match right.as_ref() {
-            GraphPattern::QuadPattern {
-                subject: GroundTermPattern::Variable(s),
-                ..
-            } if s == subject => Some(right.as_ref()),
-            _ => None,
-        },
+        GraphPattern::Lateral { left, right } => {
+            filtered_pattern(left, subject).or_else(|| match right.as_ref() {
+                GraphPattern::QuadPattern {
+                    subject: GroundTermPattern::Variable(s),
+                    ..
+                } if s == subject => Some(right.as_ref()),
+                _ => None,
+            })
+        }
         _ => None,
     }
 }
@@ -297,7 +305,7 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
     pub(super) fn range_join_evaluator(
         &self,
         lateral: &GraphPattern,
-        join: RangeJoin,
+        join: RangeJoin<'_>,
         encoded_variables: &mut Vec<Variable>,
     ) -> (
         Result<InternalTupleEvaluator<'a, D::InternalTerm>, QueryEvaluationError>,
@@ -305,17 +313,24 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
     ) {
         self.evaluator_with_stats(lateral, |stat_children| {
             // The pattern of `left` takes the filter as its evaluator is built (see
-            // `SimpleEvaluator::take_subject_filter`); a filter no pattern took is dropped.
+            // `SimpleEvaluator::take_subject_filters`), beside those of range joins around
+            // this one; a filter no pattern took is dropped.
             let subject_filter = Rc::new(SubjectFilter::new());
-            let hook = filtered_pattern(&join.left, &join.subject)
-                .map(|pattern| (std::ptr::from_ref(pattern), Rc::clone(&subject_filter)));
-            let offered = hook.is_some();
-            let outer_hook = self.subject_filter.replace(hook);
-            let (left, left_stats) = self.graph_pattern_evaluator(&join.left, encoded_variables);
-            let unused = self.subject_filter.replace(outer_hook);
-            let subject_filter = (offered && unused.is_none()).then_some(subject_filter);
+            let offered = filtered_pattern(join.left, &join.subject).map(|pattern| {
+                self.subject_filters
+                    .borrow_mut()
+                    .push((std::ptr::from_ref(pattern), Rc::clone(&subject_filter)));
+            });
+            let (left, left_stats) = self.graph_pattern_evaluator(join.left, encoded_variables);
+            let taken = offered.is_some() && {
+                let mut hooks = self.subject_filters.borrow_mut();
+                let offers = hooks.len();
+                hooks.retain(|(_, filter)| !Rc::ptr_eq(filter, &subject_filter));
+                hooks.len() == offers
+            };
+            let subject_filter = taken.then_some(subject_filter);
             stat_children.push(left_stats);
-            let (right, right_stats) = self.graph_pattern_evaluator(&join.right, encoded_variables);
+            let (right, right_stats) = self.graph_pattern_evaluator(join.right, encoded_variables);
             stat_children.push(right_stats);
             let (left, right) = (left?, right?);
             let mut variables = FxHashSet::default();
@@ -355,7 +370,6 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
                 Box::new(RangeJoinIterator {
                     left: left(from),
                     left_done: false,
-                    first_chunk: true,
                     subject_filter,
                     right: Rc::clone(&right),
                     read: Rc::clone(&read),
@@ -488,8 +502,6 @@ impl<T: Clone + Eq + Hash> RangeObjects<T> {
 struct RangeJoinIterator<'a, D: QueryableDataset<'a>> {
     left: InternalTuplesIterator<'a, D::InternalTerm>,
     left_done: bool,
-    /// Whether the next chunk is the first.
-    first_chunk: bool,
     /// The filter of `left`'s pattern, when the input gives the range.
     subject_filter: Option<Rc<SubjectFilter<D::InternalTerm>>>,
     right: InternalTupleEvaluator<'a, D::InternalTerm>,
@@ -550,12 +562,13 @@ impl<'a, D: QueryableDataset<'a>> RangeJoinIterator<'a, D> {
     /// The rows of the join for the next chunk of left rows.
     fn next_chunk(&mut self) -> InternalTuplesIterator<'a, D::InternalTerm> {
         let mut rows = Vec::new();
-        let chunk_rows = if self.first_chunk && self.subject_filter.is_some() {
-            FIRST_CHUNK_ROWS
+        // With a filter, every chunk is small: `left` is read little ahead of this join, so
+        // the filter of a range join around it, installed later, still finds quads to drop.
+        let chunk_rows = if self.subject_filter.is_some() {
+            FILTERED_CHUNK_ROWS
         } else {
             CHUNK_ROWS
         };
-        self.first_chunk = false;
         while rows.len() < chunk_rows {
             let Some(row) = self.left.next() else {
                 self.left_done = true;
