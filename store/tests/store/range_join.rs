@@ -153,6 +153,14 @@ fn queries(given: usize) -> Vec<String> {
              ?product <{E}feature> <{E}feature0> . ?product <{E}numeric1> ?sim1 .
              FILTER (?sim1 < ?orig1 + 3 && ?sim1 > ?orig1 - 3) }}"
         ),
+        // Tests of constant properties (which a probe join may read whole) under the range:
+        // the filter goes to the innermost pattern binding `?product`.
+        format!(
+            "SELECT ?product ?label WHERE {{ {p} <{E}numeric2> ?orig2 .
+             ?product <{E}feature> <{E}feature1> . ?product <{E}feature> <{E}feature0> .
+             ?product <{E}label> ?label . ?product <{E}numeric2> ?sim2 .
+             FILTER (?sim2 < ?orig2 + 12 && ?sim2 > ?orig2 - 12) }}"
+        ),
         one("?sim1 >= ?orig1"),
         one("?orig1 - 3.5 <= ?sim1 && ?sim1 <= ?orig1 * 2"),
         one("?sim1 < \"30\""),
@@ -285,6 +293,41 @@ fn feature_store(products: usize, numeric1: impl Fn(usize) -> Value) -> TempStor
         &[("range.nq", n_quads(&products).as_bytes(), RdfFormat::NQuads)],
     );
     store
+}
+
+/// The range join's left side starts with a pattern binding `?product` (the products of
+/// feature 1) and tests a constant property of each (feature 0, which a probe join reads
+/// whole): the filter goes to that first pattern, whose quads past the first chunk are only
+/// those of products whose `numeric2` may be in the range.
+#[test]
+fn a_left_side_starting_with_the_subject_is_filtered_there() {
+    let store = feature_store(6_000, |i| {
+        Value::Integer(i64::try_from(i % 50).expect("small"))
+    });
+    let query = &queries(7)[6];
+    assert!(query.contains("<http://e/feature1> . ?product"), "{query}");
+    for union in [true, false] {
+        let options = QueryOptions::default().with_default_graph_as_union(union);
+        let mut optimized = lines(&store, query, &options);
+        let mut as_written = lines(&store, query, &options.clone().without_optimizations());
+        optimized.sort();
+        as_written.sort();
+        assert_eq!(optimized, as_written, "union {union}: {query}");
+    }
+    // 2,000 products have feature 1: 1,024 rows come before the range read, then about a
+    // third of the other 976 (dictionary literals and the range).
+    let union = QueryOptions::default().with_default_graph_as_union(true);
+    let rows = pattern_rows(
+        &store,
+        query,
+        &union,
+        "?product <http://e/feature> <http://e/feature1>",
+    );
+    assert_eq!(rows.len(), 1);
+    assert!(
+        (1_024..1_800).contains(&rows[0]),
+        "{rows:?} rows of the feature 1 pattern"
+    );
 }
 
 /// Mostly canonical integers, the kind a range read gives exactly (it keeps every dictionary

@@ -278,24 +278,29 @@ impl<T: Clone + Eq + Hash> SubjectFilter<T> {
 }
 
 /// The pattern of `left` whose quads may be filtered by the join's subjects: `left` is
-/// filters over for-loop joins, the innermost of whose right sides with `subject` as its
-/// subject is that pattern. Each of `left`'s rows comes from one of its quads and keeps that
-/// quad's subject (the joins and filters above it only add bindings or drop rows), so
-/// dropping the quad drops only rows the range join would drop. The innermost pattern, so
-/// that the range joins nested in `left` (Q5's second numeric property over its first) filter
-/// the same one, before any row is made.
+/// filters over for-loop joins, and that pattern is the innermost with `subject` as its
+/// subject, the first left side or a right side. Each of `left`'s rows comes from one of its
+/// quads and keeps that quad's subject (the joins and filters above it only add bindings or
+/// drop rows), so dropping the quad drops only rows the range join would drop. The innermost
+/// pattern, so that the range joins nested in `left` (Q5's second numeric property over its
+/// first) filter the same one, before any row is made.
 fn filtered_pattern<'p>(left: &'p GraphPattern, subject: &Variable) -> Option<&'p GraphPattern> {
     match left {
         GraphPattern::Filter { inner, .. } => filtered_pattern(inner, subject),
         GraphPattern::Lateral { left, right } => {
-            filtered_pattern(left, subject).or_else(|| match right.as_ref() {
-                GraphPattern::QuadPattern {
-                    subject: GroundTermPattern::Variable(s),
-                    ..
-                } if s == subject => Some(right.as_ref()),
-                _ => None,
-            })
+            filtered_pattern(left, subject).or_else(|| binds_subject(right, subject))
         }
+        pattern => binds_subject(pattern, subject),
+    }
+}
+
+/// `pattern`, if it is a quad pattern with `subject` as its subject.
+fn binds_subject<'p>(pattern: &'p GraphPattern, subject: &Variable) -> Option<&'p GraphPattern> {
+    match pattern {
+        GraphPattern::QuadPattern {
+            subject: GroundTermPattern::Variable(s),
+            ..
+        } if s == subject => Some(pattern),
         _ => None,
     }
 }
