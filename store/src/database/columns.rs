@@ -35,9 +35,9 @@ use std::sync::{Arc, Mutex};
 /// What one column entry costs (an `EncodedQuad`).
 const ENTRY_BYTES: usize = std::mem::size_of::<EncodedQuad>();
 
-/// Entries per fence of a column of subjects: a look-up searches the fences (an eighth of a
-/// byte per entry's 32, so they stay in the processor's caches) and then one run of this
-/// many entries, instead of the whole column (at 100 M quads, 11 MB of labels: a dozen cache
+/// Entries per fence of a column of subjects: a look-up searches the fences (half a byte
+/// per entry of 32, so they stay in the processor's caches) and then one run of this many
+/// entries, instead of the whole column (at 100 M quads, 11 MB of labels: a dozen cache
 /// misses per look-up).
 const FENCE_STRIDE: usize = 16;
 

@@ -187,13 +187,7 @@ proptest! {
         let given = given.index(products.len());
         for union in [true, false] {
             for query in queries(given) {
-                let options = QueryOptions::default().with_default_graph_as_union(union);
-                let mut optimized = lines(&store, &query, &options);
-                let mut as_written = lines(&store, &query, &options.clone().without_optimizations());
-                if !query.contains("ORDER BY") {
-                    optimized.sort();
-                    as_written.sort();
-                }
+                let (optimized, as_written) = answers_both_ways(&store, &query, union);
                 prop_assert_eq!(optimized, as_written, "union {}: {}", union, query);
             }
         }
@@ -217,13 +211,7 @@ fn a_left_side_past_its_first_chunk_is_filtered_by_the_range_read() {
                 .iter()
                 .filter(|q| !q.contains("?given") && !q.contains("?other"))
             {
-                let options = QueryOptions::default().with_default_graph_as_union(union);
-                let mut optimized = lines(&store, query, &options);
-                let mut as_written = lines(&store, query, &options.clone().without_optimizations());
-                if !query.contains("ORDER BY") {
-                    optimized.sort();
-                    as_written.sort();
-                }
+                let (optimized, as_written) = answers_both_ways(&store, query, union);
                 assert_eq!(optimized, as_written, "union {union}: {query}");
             }
         }
@@ -231,13 +219,10 @@ fn a_left_side_past_its_first_chunk_is_filtered_by_the_range_read() {
     // Q5: every product shares feature 0 with product 7 (and a third of them one more), so
     // its feature join gives 2,133 rows; past the first 1,024 only those of products whose
     // `numeric1` may be within 10 of product 7's come (a dictionary literal may).
-    let q5 = &queries(7)[0];
-    let union = QueryOptions::default().with_default_graph_as_union(true);
-    let feature_rows = pattern_rows(&store, q5, &union, "?product <http://e/feature>");
-    assert_eq!(feature_rows.len(), 1);
+    let feature_rows = rows_of(&store, &queries(7)[0], "?product <http://e/feature>");
     assert!(
-        (1_024..1_600).contains(&feature_rows[0]),
-        "{feature_rows:?} rows of the feature pattern"
+        (1_024..1_600).contains(&feature_rows),
+        "{feature_rows} rows of the feature pattern"
     );
 }
 
@@ -247,18 +232,14 @@ fn a_left_side_past_its_first_chunk_is_filtered_by_the_range_read() {
 /// answers stay those of the query as written.
 #[test]
 fn nested_range_joins_both_filter_the_left_side() {
-    let store = feature_store(6_000, |i| {
-        Value::Integer(i64::try_from(i % 50).expect("small"))
-    });
+    let store = feature_store(6_000, small_integer);
     let pattern = q5_pattern(&format!("<{E}product7>"), 1000, 12);
     let q5 =
         format!("SELECT DISTINCT ?product ?label WHERE {{ {pattern} }} ORDER BY ?label LIMIT 5");
     let counted = format!("SELECT (COUNT(*) AS ?n) WHERE {{ {pattern} }}");
     for union in [true, false] {
-        let options = QueryOptions::default().with_default_graph_as_union(union);
         for query in [&q5, &counted] {
-            let optimized = lines(&store, query, &options);
-            let as_written = lines(&store, query, &options.clone().without_optimizations());
+            let (optimized, as_written) = answers_both_ways(&store, query, union);
             assert_eq!(optimized, as_written, "union {union}: {query}");
         }
     }
@@ -266,12 +247,10 @@ fn nested_range_joins_both_filter_the_left_side() {
     // Two chunks of 1,024 come before the outer join has read its range (the first range
     // filters nothing); of the rest, only products whose `numeric2` may be within 12 of
     // product 7's (about one in four, dictionary literals included).
-    let union = QueryOptions::default().with_default_graph_as_union(true);
-    let feature_rows = pattern_rows(&store, &q5, &union, "?product <http://e/feature>");
-    assert_eq!(feature_rows.len(), 1);
+    let feature_rows = rows_of(&store, &q5, "?product <http://e/feature>");
     assert!(
-        (2_048..4_500).contains(&feature_rows[0]),
-        "{feature_rows:?} rows of the feature pattern"
+        (2_048..4_500).contains(&feature_rows),
+        "{feature_rows} rows of the feature pattern"
     );
 }
 
@@ -301,33 +280,51 @@ fn feature_store(products: usize, numeric1: impl Fn(usize) -> Value) -> TempStor
 /// those of products whose `numeric2` may be in the range.
 #[test]
 fn a_left_side_starting_with_the_subject_is_filtered_there() {
-    let store = feature_store(6_000, |i| {
-        Value::Integer(i64::try_from(i % 50).expect("small"))
-    });
+    let store = feature_store(6_000, small_integer);
     let query = &queries(7)[6];
     assert!(query.contains("<http://e/feature1> . ?product"), "{query}");
     for union in [true, false] {
-        let options = QueryOptions::default().with_default_graph_as_union(union);
-        let mut optimized = lines(&store, query, &options);
-        let mut as_written = lines(&store, query, &options.clone().without_optimizations());
-        optimized.sort();
-        as_written.sort();
+        let (optimized, as_written) = answers_both_ways(&store, query, union);
         assert_eq!(optimized, as_written, "union {union}: {query}");
     }
     // 2,000 products have feature 1: 1,024 rows come before the range read, then about a
     // third of the other 976 (dictionary literals and the range).
-    let union = QueryOptions::default().with_default_graph_as_union(true);
-    let rows = pattern_rows(
+    let rows = rows_of(
         &store,
         query,
-        &union,
         "?product <http://e/feature> <http://e/feature1>",
     );
-    assert_eq!(rows.len(), 1);
     assert!(
-        (1_024..1_800).contains(&rows[0]),
-        "{rows:?} rows of the feature 1 pattern"
+        (1_024..1_800).contains(&rows),
+        "{rows} rows of the feature 1 pattern"
     );
+}
+
+/// The answers of `query` with the optimizer and as written, with the default graph as the
+/// union or not; in any order unless the query has an `ORDER BY`.
+fn answers_both_ways(store: &TempStore, query: &str, union: bool) -> (Vec<String>, Vec<String>) {
+    let options = QueryOptions::default().with_default_graph_as_union(union);
+    let mut optimized = lines(store, query, &options);
+    let mut as_written = lines(store, query, &options.clone().without_optimizations());
+    if !query.contains("ORDER BY") {
+        optimized.sort();
+        as_written.sort();
+    }
+    (optimized, as_written)
+}
+
+/// The rows the one pattern of `query`'s plan whose text holds `pattern` gave, the default
+/// graph the union.
+fn rows_of(store: &TempStore, query: &str, pattern: &str) -> u64 {
+    let union = QueryOptions::default().with_default_graph_as_union(true);
+    let rows = pattern_rows(store, query, &union, pattern);
+    assert_eq!(rows.len(), 1, "{rows:?} patterns like {pattern}");
+    rows[0]
+}
+
+/// A canonical integer from 0 to 49 as `i` goes: every product within a range of 1,000.
+fn small_integer(i: usize) -> Value {
+    Value::Integer(i64::try_from(i % 50).expect("small"))
 }
 
 /// Mostly canonical integers, the kind a range read gives exactly (it keeps every dictionary

@@ -321,13 +321,14 @@ impl<'a, D: QueryableDataset<'a>> SimpleEvaluator<'a, D> {
             // `SimpleEvaluator::take_subject_filters`), beside those of range joins around
             // this one; a filter no pattern took is dropped.
             let subject_filter = Rc::new(SubjectFilter::new());
-            let offered = filtered_pattern(join.left, &join.subject).map(|pattern| {
+            let target = filtered_pattern(join.left, &join.subject);
+            if let Some(pattern) = target {
                 self.subject_filters
                     .borrow_mut()
                     .push((std::ptr::from_ref(pattern), Rc::clone(&subject_filter)));
-            });
+            }
             let (left, left_stats) = self.graph_pattern_evaluator(join.left, encoded_variables);
-            let taken = offered.is_some() && {
+            let taken = target.is_some() && {
                 let mut hooks = self.subject_filters.borrow_mut();
                 let offers = hooks.len();
                 hooks.retain(|(_, filter)| !Rc::ptr_eq(filter, &subject_filter));
