@@ -9,12 +9,11 @@
 //! loader never holds a map of every term of the input: the cache has a byte budget and is
 //! emptied when it is full, and the pending terms are at most those of one chunk.
 
-use super::staging::{current_values, Staging};
+use super::resolution::{on_two_threads, sorted_by_key, Lookup, PendingTerm};
+use super::staging::Staging;
 use crate::database::{Database, WriterState};
-use crate::dictionary::{decode_ids, is_hashed_key, lookup_key};
 use crate::encoding::{encode_term_bytes, inline_id, EncodedQuad, TermId, TermKind};
 use crate::error::StoreError;
-use crate::kv::Table;
 use oxrdf::vocab::rdf;
 use oxrdf::{GraphNameRef, NamedOrBlankNodeRef, Quad, TermRef};
 use rustc_hash::FxHashMap;
@@ -174,22 +173,16 @@ impl<'a> Encoder<'a> {
         &mut self,
         staging: Option<&Staging>,
     ) -> Result<EncodedChunk, StoreError> {
-        let mut pending: Vec<PendingTerm> = self
-            .pending
-            .drain()
-            .map(|(bytes, (index, kind))| (lookup_key(&bytes), bytes, index, kind))
-            .collect();
+        let pending = sorted_by_key(self.pending.drain().collect())?;
         self.pending_bytes = 0;
-        pending.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        let lookup = Lookup {
+            database: self.database,
+            staging,
+            in_store: self.store_had_terms,
+            first_load_id: self.first_load_id,
+        };
         let found = if self.store_had_terms || staging.is_some() {
-            current_values(
-                self.database,
-                staging,
-                Table::TermToId,
-                self.store_had_terms,
-                || pending.iter().map(|(key, ..)| key.as_slice()),
-                |v| Ok(decode_ids(v)?),
-            )?
+            on_two_threads(&pending, |terms| lookup.existing(terms))?
         } else {
             Vec::new()
         };
@@ -197,9 +190,14 @@ impl<'a> Encoder<'a> {
         let mut new_terms = Vec::new();
         let mut shared_keys = Vec::new();
         let mut found = found.into_iter();
-        for (key, bytes, index, kind) in pending {
-            let candidates = found.next().flatten().unwrap_or_default();
-            let existing = self.existing_id(&key, &bytes, &candidates, staging)?;
+        for PendingTerm {
+            key,
+            bytes,
+            index,
+            kind,
+        } in pending
+        {
+            let (existing, candidates) = found.next().unwrap_or_default();
             if existing.is_none() && !candidates.is_empty() {
                 shared_keys.push((key, candidates));
             }
@@ -243,36 +241,6 @@ impl<'a> Encoder<'a> {
             next_dictionary_id: self.next_dictionary_id,
             next_blank_id: self.next_blank_id,
         })
-    }
-
-    /// Which of the ids listed under a term's dictionary key is the term's own. A direct key
-    /// lists exactly one; a hashed key lists every term with that hash, each checked against
-    /// its bytes (in the staged chunks for this load's ids, else in the store).
-    fn existing_id(
-        &self,
-        key: &[u8],
-        bytes: &[u8],
-        candidates: &[TermId],
-        staging: Option<&Staging>,
-    ) -> Result<Option<TermId>, StoreError> {
-        if !is_hashed_key(key) {
-            return Ok(candidates.first().copied());
-        }
-        for id in candidates {
-            let stored = if id.payload() >= self.first_load_id {
-                match staging {
-                    Some(staging) => staging.get(Table::IdToTerm, &id.to_be_bytes())?,
-                    None => None,
-                }
-            } else {
-                let db = self.database.db();
-                db.get_cf(self.database.cf(Table::IdToTerm), id.to_be_bytes())?
-            };
-            if stored.as_deref() == Some(bytes) {
-                return Ok(Some(*id));
-            }
-        }
-        Ok(None)
     }
 }
 
@@ -322,10 +290,6 @@ impl KnownTerms {
         self.young.insert(bytes, id);
     }
 }
-
-/// A chunk's pending term at resolution: its dictionary key, bytes, provisional index and
-/// the kind of id it gets if new.
-type PendingTerm = (Vec<u8>, Box<[u8]>, u32, TermKind);
 
 /// The provisional id of a chunk's pending term: a transient id, which no stored quad has.
 fn provisional(index: u32) -> TermId {

@@ -17,6 +17,7 @@ mod ingest;
 mod input;
 mod lines;
 mod merge;
+mod resolution;
 mod staging;
 mod statements;
 
