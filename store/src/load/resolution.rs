@@ -79,10 +79,6 @@ pub(super) fn on_two_threads<T: Sync, R: Send>(
     Ok(results)
 }
 
-/// What the dictionary has for a term: its id if listed, and the ids listed under its key
-/// (several only for a hashed key shared by other terms).
-pub(super) type Found = (Option<TermId>, Vec<TermId>);
-
 /// Runs `left` on this thread and `right` on another at the same time.
 fn at_once<L, R: Send>(
     left: impl FnOnce() -> L,
@@ -99,6 +95,10 @@ fn at_once<L, R: Send>(
         Ok((left, right))
     })
 }
+
+/// What the dictionary has for a term: its id if listed, and the ids listed under its key
+/// (several only for a hashed key shared by other terms).
+pub(super) type Found = (Option<TermId>, Vec<TermId>);
 
 /// Where a chunk's terms are looked up: the chunks staged before it, and the store when it
 /// held terms before the load.

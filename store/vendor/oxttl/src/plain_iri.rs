@@ -9,13 +9,17 @@
 
 /// Bytes allowed in a host: unreserved and sub-delims (RFC 3987 `ireg-name`, ASCII part).
 const HOST: u8 = 1;
-/// Bytes allowed in a path segment: `HOST`, `:` and `@` (`ipchar`, ASCII part).
-const SEGMENT: u8 = 2;
+/// Bytes allowed in a path: `HOST`, `:`, `@` (`ipchar`, ASCII part) and `/`.
+const PATH: u8 = 2;
+/// Bytes allowed in a query or a fragment: `PATH` and `?`.
+const QUERY: u8 = 4;
 /// Bytes allowed after the scheme's first letter: letters, digits, `+`, `-` and `.`.
-const SCHEME: u8 = 4;
+const SCHEME: u8 = 8;
+/// Bytes allowed in a port: digits.
+const PORT: u8 = 16;
 
 /// The class bits of every byte; zero for bytes never in a plain IRI (controls, spaces,
-/// `"<>[\]^`{|}`, `%`, `#`, `/`, `?` and every non-ASCII byte).
+/// `"<>[\]^`{|}`, `%`, `#` and every non-ASCII byte).
 const CLASSES: [u8; 256] = {
     let mut classes = [0; 256];
     let mut b = 0;
@@ -28,13 +32,19 @@ const CLASSES: [u8; 256] = {
             b'!' | b'$' | b'&' | b'\'' | b'(' | b')' | b'*' | b'+' | b',' | b';' | b'='
         );
         if unreserved || sub_delim {
-            classes[b] |= HOST | SEGMENT;
+            classes[b] |= HOST | PATH | QUERY;
         }
-        if matches!(c, b':' | b'@') {
-            classes[b] |= SEGMENT;
+        if matches!(c, b':' | b'@' | b'/') {
+            classes[b] |= PATH | QUERY;
+        }
+        if c == b'?' {
+            classes[b] |= QUERY;
         }
         if alphanumeric || matches!(c, b'+' | b'-' | b'.') {
             classes[b] |= SCHEME;
+        }
+        if c.is_ascii_digit() {
+            classes[b] |= PORT;
         }
         b += 1;
     }
@@ -45,56 +55,36 @@ const CLASSES: [u8; 256] = {
 /// alone; `false` means "not decided here" (non-ASCII, an IP literal, user information, or
 /// not valid), not "invalid".
 pub(crate) fn is_plainly_valid(iri: &str) -> bool {
-    let bytes = iri.as_bytes();
-    if !bytes.first().is_some_and(u8::is_ascii_alphabetic) {
-        return false;
+    end_of_plain_iri(iri.as_bytes()) == Some(iri.len())
+}
+
+/// Where the plain IRI at the start of `bytes` ends; `None` if it does not start with one.
+fn end_of_plain_iri(bytes: &[u8]) -> Option<usize> {
+    if !bytes.first()?.is_ascii_alphabetic() {
+        return None;
     }
     let mut i = skip(bytes, 1, SCHEME);
     if bytes.get(i) != Some(&b':') {
-        return false;
+        return None;
     }
     i += 1;
     if bytes[i..].starts_with(b"//") {
-        let Some(end) = skip_escaped(bytes, i + 2, HOST) else {
-            return false;
-        };
-        i = end;
+        i = skip_escaped(bytes, i + 2, HOST)?;
         if bytes.get(i) == Some(&b':') {
-            i = skip_digits(bytes, i + 1);
+            i = skip(bytes, i + 1, PORT);
         }
         if !matches!(bytes.get(i), None | Some(b'/' | b'?' | b'#')) {
-            return false;
+            return None;
         }
     }
-    // The path: segments and slashes.
-    loop {
-        let Some(end) = skip_escaped(bytes, i, SEGMENT) else {
-            return false;
-        };
-        i = end;
-        if bytes.get(i) != Some(&b'/') {
-            break;
-        }
-        i += 1;
-    }
-    // The query, then the fragment: segment bytes, `/` and `?` (a `#` ends the query; in
-    // the fragment it is left over, so the IRI is not taken).
+    i = skip_escaped(bytes, i, PATH)?;
+    // A `#` ends the query; in the fragment it is left over, so the IRI is not taken.
     for separator in [b'?', b'#'] {
         if bytes.get(i) == Some(&separator) {
-            i += 1;
-            loop {
-                let Some(end) = skip_escaped(bytes, i, SEGMENT) else {
-                    return false;
-                };
-                i = end;
-                if !matches!(bytes.get(i), Some(b'/' | b'?')) {
-                    break;
-                }
-                i += 1;
-            }
+            i = skip_escaped(bytes, i + 1, QUERY)?;
         }
     }
-    i == bytes.len()
+    Some(i)
 }
 
 /// The position of the first byte at or after `i` outside `class`.
@@ -119,14 +109,6 @@ fn skip_escaped(bytes: &[u8], mut i: usize, class: u8) -> Option<usize> {
         }
         i += 3;
     }
-}
-
-/// The position of the first byte at or after `i` that is not an ASCII digit.
-fn skip_digits(bytes: &[u8], mut i: usize) -> usize {
-    while bytes.get(i).is_some_and(u8::is_ascii_digit) {
-        i += 1;
-    }
-    i
 }
 
 #[cfg(test)]
