@@ -63,13 +63,15 @@ impl<'a> ChunkWriter<'a> {
             next_blank_id,
             ..
         } = *chunk;
+        // The subject the chunk ends in, whose statements likely go on in the next chunk.
+        let last_subject = quads.last().map(|quad| quad.subject);
         quads.sort_unstable();
         quads.dedup();
         if !quads.is_empty() {
             // A quad with a term minted for this chunk is in neither the store nor an earlier
             // chunk: only the others are looked up (in a data dump, most quads have a new
             // subject).
-            let minted = minted_since(state);
+            let minted = minted_since(state, database);
             let known = |quad: &EncodedQuad| !quad.terms().into_iter().any(minted);
             let present = current_values(
                 database,
@@ -102,8 +104,12 @@ impl<'a> ChunkWriter<'a> {
             terms: new_terms,
             shared_keys,
         };
+        let singled_out = SingledOut {
+            rdf_type,
+            last_subject,
+        };
         let mut new_state =
-            self.write_chunk(batch, quads, &compact, dictionary, rdf_type, state)?;
+            self.write_chunk(batch, quads, &compact, dictionary, singled_out, state)?;
         new_state.next_dictionary_id = next_dictionary_id;
         new_state.next_blank_id = next_blank_id;
         let added = quads.len() as u64;
@@ -160,10 +166,18 @@ impl<'a> ChunkWriter<'a> {
         quads: &[EncodedQuad],
         compact: &[EncodedQuad],
         new_terms: NewTerms,
-        rdf_type: Option<TermId>,
+        singled_out: SingledOut,
         state: &WriterState,
     ) -> Result<WriterState, StoreError> {
+        let SingledOut {
+            rdf_type,
+            last_subject,
+        } = singled_out;
         let database = self.database;
+        let minted = minted_since(state, database);
+        // The subjects of `spog` files the merge can take as they are: the chunk's own, but
+        // for the one it ends in, which the next chunk most likely adds to.
+        let own_subject = move |id: TermId| minted(id) && Some(id) != last_subject;
         // The six index orders are sorted and written by every core at once; this thread
         // writes the dictionary first, then joins in.
         let queue = Mutex::new(Permutation::ALL.to_vec());
@@ -179,6 +193,7 @@ impl<'a> ChunkWriter<'a> {
                     &mut buffer,
                     permutation,
                     rdf_type,
+                    own_subject,
                 )?);
             }
             Ok(done)
@@ -233,7 +248,6 @@ impl<'a> ChunkWriter<'a> {
         }
         // A term minted for this chunk has no earlier counters: only the others are looked up
         // (in a data dump, most of a chunk's terms are new).
-        let minted = minted_since(state);
         let known = |(t, _, _): &(TermId, TermId, u64)| !minted(*t);
         let found = self.existing_counters(
             batch,
@@ -396,12 +410,14 @@ impl<'a> ChunkWriter<'a> {
     }
 }
 
-/// Whether a term was minted for the chunk written against `state` (the counters as the
-/// load left them before it): such a term is in neither the store nor an earlier chunk, nor
-/// is any quad, counter or statistic of it.
-fn minted_since(state: &WriterState) -> impl Fn(TermId) -> bool + Copy {
-    let first = state.next_dictionary_id;
-    move |id: TermId| id.kind().is_in_dictionary() && id.payload() >= first
+/// Whether a term (a dictionary term or a blank node) was minted for the chunk written
+/// against `state` (the counters as the load left them before it) in `database`: such a
+/// term is in neither the store nor an earlier chunk, nor is any quad, counter or statistic
+/// of it.
+fn minted_since(state: &WriterState, database: &Database) -> impl Fn(TermId) -> bool + Copy {
+    let mark = state.id_mark();
+    let numbering = database.blank_numbering();
+    move |id: TermId| mark.is_newer(numbering, id)
 }
 
 /// The values of all `items`: `found` holds those of the items `known` keeps, in order; the
@@ -451,6 +467,16 @@ fn term2id_entries(
     entries
 }
 
+/// Terms a chunk's writing treats apart.
+#[derive(Clone, Copy)]
+struct SingledOut {
+    /// `rdf:type`, whose objects are counted as classes (if the load has met it).
+    rdf_type: Option<TermId>,
+    /// The subject of the chunk's last quad as read, whose statements likely go on in the
+    /// next chunk.
+    last_subject: Option<TermId>,
+}
+
 /// The dictionary entries a chunk adds: its new terms, and the ids its new terms' hashed keys
 /// already listed (see `EncodedChunk::shared_keys`).
 struct NewTerms {
@@ -469,8 +495,9 @@ struct OrderStats {
 }
 
 /// Sorts the quads in one index order (in `buffer`, reused between orders to spare page
-/// faults), writes its SST file and counts its runs. `quads` is already in SPOG order;
-/// `compact` are committed quads (none of them in `quads`) that the orders leaving out compact
+/// faults), writes its SST files (in `spog`, the quads of the subjects `own_subject` says
+/// no other chunk adds to apart, see `IngestBatch::write_by_age`) and counts its runs.
+/// `quads` is already in SPOG order; `compact` are committed quads (none of them in `quads`) that the orders leaving out compact
 /// graphs get as well, without counting them.
 fn write_order(
     batch: &IngestBatch,
@@ -479,6 +506,7 @@ fn write_order(
     buffer: &mut Vec<EncodedQuad>,
     permutation: Permutation,
     rdf_type: Option<TermId>,
+    own_subject: impl Fn(TermId) -> bool,
 ) -> Result<OrderStats, StoreError> {
     let order = permutation.order();
     let sort_key = |q: &EncodedQuad| {
@@ -498,18 +526,25 @@ fn write_order(
         buffer.sort_unstable_by_key(sort_key);
         buffer
     };
-    if permutation.holds_compact_graphs() || compact.is_empty() {
-        batch.write(
-            permutation_table(permutation),
-            sorted.iter().map(|q| (permutation.key(q), [])),
-        )?;
+    let all;
+    let written = if permutation.holds_compact_graphs() || compact.is_empty() {
+        sorted
     } else {
-        let mut all = [sorted, compact].concat();
-        all.sort_unstable_by_key(sort_key);
-        batch.write(
-            permutation_table(permutation),
-            all.iter().map(|q| (permutation.key(q), [])),
-        )?;
+        all = {
+            let mut all = [sorted, compact].concat();
+            all.sort_unstable_by_key(sort_key);
+            all
+        };
+        &all
+    };
+    let table = permutation_table(permutation);
+    let entries = written.iter().map(|q| (permutation.key(q), []));
+    if permutation == Permutation::Spog {
+        // A dump describes most subjects in one place: only the subject a chunk ends in and
+        // the few used again later reach into an earlier chunk's files.
+        batch.write_by_age(table, entries, own_subject)?;
+    } else {
+        batch.write(table, entries)?;
     }
     let mut stats = OrderStats::default();
     match permutation {

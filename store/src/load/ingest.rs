@@ -12,15 +12,18 @@
 //! after the record is written, the next open ingests the whole folder again and finishes the
 //! load; if it dies before, the folder is just deleted and the store never saw the load.
 
-use super::merge::{merge_tables, TableFile, NEVER_OVERLAPPING};
+use super::merge::{merge_tables, NEVER_OVERLAPPING};
 use super::staging::Staging;
+use super::table_file::{leading_term, FileWriter, TableFile};
 use crate::database::{Database, WriterState};
-use crate::encoding::{EncodedQuad, TermId};
+use crate::encoding::{EncodedQuad, TermId, TermKind};
 use crate::error::{CorruptionError, StoreError};
-use crate::kv::{chunk_file_options, ingest_options, meta_key, StoreOptions, Table};
+use crate::kv::{
+    chunk_file_options, ingest_options, meta_key, target_file_bytes, StoreOptions, Table,
+};
 use crate::quads::distinct::LoadedQuads;
 use crate::stats::encode_u64;
-use rocksdb::{IngestExternalFileOptions, SstFileWriter, WriteBatch};
+use rocksdb::{IngestExternalFileOptions, WriteBatch};
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -39,7 +42,8 @@ const STAGING: &str = "staging";
 pub(crate) struct IngestBatch {
     staging: Option<Staging>,
     dir: PathBuf,
-    files: Mutex<Vec<(usize, Table, PathBuf)>>,
+    /// The files written so far, with their numbers (the order written).
+    files: Mutex<Vec<(usize, TableFile)>>,
     next_file: AtomicUsize,
     /// Files numbered below this one are staged.
     staged_below: usize,
@@ -97,29 +101,95 @@ impl IngestBatch {
         table: Table,
         entries: impl IntoIterator<Item = (K, V)>,
     ) -> Result<(), StoreError> {
+        let is_final = !self.several_chunks || NEVER_OVERLAPPING.contains(&table);
+        let options = self.file_options(table, is_final)?;
+        let mut file = self.create(table, &options, is_final)?;
+        for (key, value) in entries {
+            file.put(key.as_ref(), value.as_ref())?;
+        }
+        self.finish(file)
+    }
+
+    /// Writes a chunk's entries of `table`, whose keys begin with a term id (`entries` in
+    /// strictly increasing key order), keeping apart those whose first term is the chunk's
+    /// `own` (minted for it, and not expected in a later chunk). In a load of several chunks
+    /// these go to files in the store's own format, one per run of such entries of one kind
+    /// of term, cut at the table's target size: the ids of each kind that a chunk mints
+    /// follow the last chunk's, so such a file holds a range of keys that no other chunk's
+    /// file of the same kind reaches, and unless a later chunk adds keys within it after all,
+    /// the merge takes it as it is instead of reading and rewriting it (see `merge`).
+    pub(crate) fn write_by_age<K: AsRef<[u8]>, V: AsRef<[u8]>>(
+        &self,
+        table: Table,
+        entries: impl IntoIterator<Item = (K, V)>,
+        own: impl Fn(TermId) -> bool,
+    ) -> Result<(), StoreError> {
+        if !self.several_chunks || NEVER_OVERLAPPING.contains(&table) {
+            return self.write(table, entries);
+        }
+        let older_options = self.file_options(table, false)?;
+        let own_options = self.file_options(table, true)?;
+        let target = target_file_bytes(table);
+        let mut older = self.create(table, &older_options, false)?;
+        let mut fresh: Option<(TermKind, FileWriter<'_>)> = None;
+        for (key, value) in entries {
+            let (key, value) = (key.as_ref(), value.as_ref());
+            let Some(id) = leading_term(key).filter(|id| own(*id)) else {
+                // A file of the chunk's own entries never spans another one.
+                if let Some((_, done)) = fresh.take() {
+                    self.finish(done)?;
+                }
+                older.put(key, value)?;
+                continue;
+            };
+            let file = match &mut fresh {
+                Some((kind, file)) if *kind == id.kind() && !file.is_full(target) => file,
+                _ => {
+                    if let Some((_, done)) = fresh.take() {
+                        self.finish(done)?;
+                    }
+                    let file = self.create(table, &own_options, true)?;
+                    &mut fresh.insert((id.kind(), file)).1
+                }
+            };
+            file.put(key, value)?;
+        }
+        if let Some((_, done)) = fresh {
+            self.finish(done)?;
+        }
+        self.finish(older)
+    }
+
+    /// The options of a file of `table`: the store's own (compressed for the last level)
+    /// when `is_final`, else a chunk file's, to be merged.
+    fn file_options(&self, table: Table, is_final: bool) -> Result<rocksdb::Options, StoreError> {
+        if is_final {
+            ingest_options(table, &self.store_options)
+        } else {
+            chunk_file_options(table, &self.store_options)
+        }
+    }
+
+    /// Opens the next file of `table`.
+    fn create<'o>(
+        &self,
+        table: Table,
+        options: &'o rocksdb::Options,
+        is_final: bool,
+    ) -> Result<FileWriter<'o>, StoreError> {
         let index = self.next_file.fetch_add(1, Ordering::Relaxed);
         let path = self.dir.join(format!("{index:03}-{}.sst", table.name()));
-        let options = if self.several_chunks && !NEVER_OVERLAPPING.contains(&table) {
-            chunk_file_options(table, &self.store_options)?
-        } else {
-            ingest_options(table, &self.store_options)?
-        };
-        let mut writer = SstFileWriter::create(&options);
-        writer.open(&path)?;
-        let mut any = false;
-        for (key, value) in entries {
-            writer.put(key, value)?;
-            any = true;
-        }
-        if any {
-            writer.finish()?;
+        FileWriter::create(table, index, &path, options, is_final)
+    }
+
+    /// Finishes a file and lists it, unless it is empty.
+    fn finish(&self, file: FileWriter<'_>) -> Result<(), StoreError> {
+        let index = file.index();
+        if let Some(written) = file.finish()? {
             self.files
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
-                .push((index, table, path));
-        } else {
-            drop(writer);
-            let _ = fs::remove_file(&path);
+                .push((index, written));
         }
         Ok(())
     }
@@ -128,13 +198,13 @@ impl IngestBatch {
     /// `staging`).
     pub(crate) fn stage(&mut self) -> Result<(), StoreError> {
         let mut files = self.files.lock().unwrap_or_else(|e| e.into_inner());
-        files.sort_unstable_by_key(|(index, _, _)| *index);
+        files.sort_unstable_by_key(|(index, _)| *index);
         if self.staging.is_none() {
             self.staging = Some(Staging::open(&self.dir.join(STAGING), &self.store_options)?);
         }
         if let Some(staging) = &self.staging {
-            for (_, table, path) in files.iter().filter(|(i, _, _)| *i >= self.staged_below) {
-                staging.add(*table, path)?;
+            for (_, file) in files.iter().filter(|(i, _)| *i >= self.staged_below) {
+                staging.add(file.table, &file.path)?;
             }
         }
         self.staged_below = self.next_file.load(Ordering::Relaxed);
@@ -155,11 +225,8 @@ impl IngestBatch {
     ) -> Result<(), StoreError> {
         self.staging = None;
         let mut files = std::mem::take(self.files.get_mut().unwrap_or_else(|e| e.into_inner()));
-        files.sort_unstable_by_key(|(index, _, _)| *index);
-        let mut files: Vec<TableFile> = files
-            .into_iter()
-            .map(|(_, table, path)| TableFile { table, path })
-            .collect();
+        files.sort_unstable_by_key(|(index, _)| *index);
+        let mut files: Vec<TableFile> = files.into_iter().map(|(_, file)| file).collect();
         if self.several_chunks {
             // The staged copies are read no more; their disk goes to the merge.
             let staging = self.dir.join(STAGING);
@@ -511,7 +578,7 @@ mod tests {
             .lock()
             .expect("files")
             .iter()
-            .map(|(_, _, path)| path.clone())
+            .map(|(_, file)| file.path.clone())
             .collect();
         // Kept under other names: as if the crash came after RocksDB took the files (same
         // inodes) and before it removed their names from the folder.

@@ -1,6 +1,6 @@
 //! The files of a load of several chunks, merged per table before the store takes them.
 //!
-//! Every chunk writes a file per table, and the files of one table overlap: each chunk adds
+//! Every chunk writes files per table, and the files of one table overlap: each chunk adds
 //! quads of the same predicates, and counter files repeat the keys of earlier ones with later
 //! values. Ingested one by one, the overlapping files would land in the store's upper levels,
 //! and RocksDB would merge them after the load, level by level, with intermediate copies on
@@ -13,12 +13,19 @@
 //! store then takes them in one ingestion per table, into its last level when the table was
 //! empty. Tables are merged by every core at once; each table's chunk files are deleted as
 //! soon as it is merged, so the disk holds the chunk files and one table's merge at a time.
-//! A table whose chunk files never overlap (`id2term`) is written in the last level's format
-//! and not merged: the store takes its files as they are, each into its last level.
+//!
+//! A file written in the store's own format (see `table_file`) is taken as it is when no
+//! other file of its table has a key within its range: `id2term`'s files, and the `spog`
+//! files of the subjects a chunk minted, which in a dump no other chunk adds to but for the
+//! odd one. Only the files some other file reaches into are merged, as older than the chunk
+//! files (the keys within their range that other files hold come from later chunks), and
+//! the merged files are cut wherever a file taken as it is lies between their keys.
 
+use super::table_file::{KeyRange, TableFile, SIZE_CHECK_PUTS};
 use crate::error::StoreError;
 use crate::kv::{ingest_options, open_merge_db, target_file_bytes, StoreOptions, Table};
-use rocksdb::{IngestExternalFileOptions, ReadOptions, SstFileWriter};
+use rocksdb::{DBRawIterator, IngestExternalFileOptions, Options, ReadOptions, SstFileWriter, DB};
+use std::cmp::Ordering;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -31,37 +38,32 @@ use std::sync::Mutex;
 /// disk (BSBM's texts compress far better with zstd).
 pub(super) const NEVER_OVERLAPPING: [Table; 1] = [Table::IdToTerm];
 
-/// One file written for a table.
-pub(super) struct TableFile {
-    pub(super) table: Table,
-    pub(super) path: PathBuf,
-}
-
-/// Replaces the files of every table written more than once by merged, non-overlapping
-/// files (see the module documentation). `files` come in the order written; so do the
-/// files of each table in the result, and a table's files stay together.
+/// Replaces the files of every table written more than once by non-overlapping files (see
+/// the module documentation). `files` come in the order written; a table's files stay
+/// together in the result.
 pub(super) fn merge_tables(
     dir: &Path,
     files: Vec<TableFile>,
     options: &StoreOptions,
 ) -> Result<Vec<TableFile>, StoreError> {
-    let mut by_table: Vec<(Table, Vec<PathBuf>)> = Vec::new();
+    let mut by_table: Vec<(Table, Vec<TableFile>)> = Vec::new();
     for file in files {
         match by_table.iter_mut().find(|(t, _)| *t == file.table) {
-            Some((_, paths)) => paths.push(file.path),
-            None => by_table.push((file.table, vec![file.path])),
+            Some((_, same)) => same.push(file),
+            None => by_table.push((file.table, vec![file])),
         }
     }
-    // The largest tables first, so that the cores finish together.
-    let bytes = |paths: &[PathBuf]| -> u64 {
-        paths
+    // The largest merges first, so that the cores finish together.
+    let to_merge = |files: &[TableFile]| -> u64 {
+        files
             .iter()
-            .map(|p| fs::metadata(p).map_or(0, |m| m.len()))
+            .filter(|f| f.final_range.is_none())
+            .map(|f| fs::metadata(&f.path).map_or(0, |m| m.len()))
             .sum()
     };
-    let mut jobs: Vec<(u64, Table, Vec<PathBuf>)> = by_table
+    let mut jobs: Vec<(u64, Table, Vec<TableFile>)> = by_table
         .into_iter()
-        .map(|(table, paths)| (bytes(&paths), table, paths))
+        .map(|(table, files)| (to_merge(&files), table, files))
         .collect();
     jobs.sort_by_key(|(size, _, _)| *size);
     let queue = Mutex::new(jobs);
@@ -69,13 +71,13 @@ pub(super) fn merge_tables(
     let work = || -> Result<(), StoreError> {
         loop {
             let job = queue.lock().unwrap_or_else(|e| e.into_inner()).pop();
-            let Some((_, table, paths)) = job else {
+            let Some((_, table, files)) = job else {
                 return Ok(());
             };
-            let out = if paths.len() == 1 || NEVER_OVERLAPPING.contains(&table) {
-                paths
+            let out = if files.len() == 1 {
+                files.into_iter().map(|f| f.path).collect()
             } else {
-                merge_table(dir, table, &paths, options)?
+                merge_table(dir, table, files, options)?
             };
             merged
                 .lock()
@@ -104,7 +106,13 @@ pub(super) fn merge_tables(
     merged.sort_by_key(|(table, _)| Table::ALL.iter().position(|t| t == table));
     Ok(merged
         .into_iter()
-        .flat_map(|(table, paths)| paths.into_iter().map(move |path| TableFile { table, path }))
+        .flat_map(|(table, paths)| {
+            paths.into_iter().map(move |path| TableFile {
+                table,
+                path,
+                final_range: None,
+            })
+        })
         .collect())
 }
 
@@ -118,64 +126,366 @@ fn readahead_bytes(files: usize) -> usize {
 /// Read-ahead of one table's merge, over all its files.
 const MERGE_READAHEAD_BYTES: usize = 16 << 20;
 
-/// Merges the files of one table (in the order written) into new files in `dir`, and
-/// deletes them.
+/// Merges the files of one table (in the order written) into files in `dir` that overlap
+/// neither each other nor the files in the store's format taken as they are, and deletes
+/// the files it merged. Returns the table's files: those taken and those written.
 fn merge_table(
     dir: &Path,
     table: Table,
-    paths: &[PathBuf],
+    files: Vec<TableFile>,
     options: &StoreOptions,
 ) -> Result<Vec<PathBuf>, StoreError> {
-    let scratch = dir.join(format!("merge-{}", table.name()));
-    if scratch.exists() {
-        fs::remove_dir_all(&scratch)?;
+    let mut chunk_files = Vec::new();
+    let mut finals = Vec::new();
+    for file in files {
+        match file.final_range {
+            Some(range) => finals.push((range, file.path)),
+            None => chunk_files.push(file.path),
+        }
     }
-    let db = open_merge_db(&scratch, table, options)?;
-    for path in paths {
+    let newer_path = dir.join(format!("merge-{}", table.name()));
+    let newer = scratch_with(&newer_path, table, options, &chunk_files)?;
+    let reached = reached_finals(&finals, newer.as_ref())?;
+    let mut taken = Vec::new();
+    let mut cuts = Vec::new();
+    let mut older_files = Vec::new();
+    for ((range, path), reached) in finals.into_iter().zip(reached) {
+        if reached {
+            older_files.push(path);
+        } else {
+            cuts.push(range.first);
+            taken.push(path);
+        }
+    }
+    cuts.sort_unstable();
+    let older_path = dir.join(format!("merge-{}-older", table.name()));
+    let older = scratch_with(&older_path, table, options, &older_files)?;
+
+    let writer_options = ingest_options(table, options)?;
+    let mut out = Output {
+        dir,
+        table,
+        options: &writer_options,
+        target: target_file_bytes(table),
+        cuts: cuts.into_iter().peekable(),
+        written: Vec::new(),
+        writer: None,
+        puts: 0,
+    };
+    let mut newer_scan = Scan::new(newer.as_ref(), chunk_files.len());
+    let mut older_scan = Scan::new(older.as_ref(), older_files.len());
+    loop {
+        // A key in both comes from a later chunk in the newer files: its value wins.
+        let (from_newer, from_older) = match (newer_scan.key(), older_scan.key()) {
+            (None, None) => break,
+            (Some(_), None) => (true, false),
+            (None, Some(_)) => (false, true),
+            (Some(newer), Some(older)) => match newer.cmp(older) {
+                Ordering::Less => (true, false),
+                Ordering::Greater => (false, true),
+                Ordering::Equal => (true, true),
+            },
+        };
+        let source = if from_newer { &newer_scan } else { &older_scan };
+        if let (Some(key), Some(value)) = (source.key(), source.value()) {
+            out.put(key, value)?;
+        }
+        if from_newer {
+            newer_scan.next();
+        }
+        if from_older {
+            older_scan.next();
+        }
+    }
+    newer_scan.finish()?;
+    older_scan.finish()?;
+    taken.extend(out.finish()?);
+    drop(newer);
+    drop(older);
+    for scratch in [newer_path, older_path] {
+        if scratch.exists() {
+            fs::remove_dir_all(&scratch)?;
+        }
+    }
+    Ok(taken)
+}
+
+/// Which of a table's files in the store's format (`finals`, with their key ranges) must be
+/// merged: those with a key of the chunk files (`newer`) within their range, and those
+/// overlapping one another (which the way they are written rules out).
+fn reached_finals(
+    finals: &[(KeyRange, PathBuf)],
+    newer: Option<&DB>,
+) -> Result<Vec<bool>, StoreError> {
+    let mut reached = vec![false; finals.len()];
+    let mut by_first: Vec<usize> = (0..finals.len()).collect();
+    by_first.sort_by(|a, b| finals[*a].0.first.cmp(&finals[*b].0.first));
+    // Groups of ranges that overlap, in key order.
+    let mut group: Vec<usize> = Vec::new();
+    let mut group_last: &[u8] = &[];
+    for &i in &by_first {
+        let range = &finals[i].0;
+        if !group.is_empty() && range.first.as_slice() > group_last {
+            if group.len() > 1 {
+                group.iter().for_each(|&j| reached[j] = true);
+            }
+            group.clear();
+        }
+        if group.is_empty() || range.last.as_slice() > group_last {
+            group_last = &range.last;
+        }
+        group.push(i);
+    }
+    if group.len() > 1 {
+        group.iter().for_each(|&j| reached[j] = true);
+    }
+    if let Some(db) = newer {
+        // Seeks only: no read-ahead, which would read megabytes of every file at each.
+        let mut read = ReadOptions::default();
+        read.fill_cache(false);
+        read.set_total_order_seek(true);
+        let mut probe = db.raw_iterator_opt(read);
+        for ((range, _), reached) in finals.iter().zip(&mut reached) {
+            probe.seek(&range.first);
+            *reached |= probe.key().is_some_and(|key| range.contains(key));
+        }
+        probe.status()?;
+    }
+    Ok(reached)
+}
+
+/// A scratch database in `path` holding `files` of `table`, moved in in the order given (a
+/// later file's value of a key replaces an earlier one's); `None` without files.
+fn scratch_with(
+    path: &Path,
+    table: Table,
+    options: &StoreOptions,
+    files: &[PathBuf],
+) -> Result<Option<DB>, StoreError> {
+    if files.is_empty() {
+        return Ok(None);
+    }
+    if path.exists() {
+        fs::remove_dir_all(path)?;
+    }
+    let db = open_merge_db(path, table, options)?;
+    for file in files {
         // Moved (linked) in: the scratch database owns the data from here on.
         let mut ingest = IngestExternalFileOptions::default();
         ingest.set_move_files(true);
-        db.ingest_external_file_opts(&ingest, vec![path])?;
-        if path.exists() {
-            fs::remove_file(path)?;
+        db.ingest_external_file_opts(&ingest, vec![file])?;
+        if file.exists() {
+            fs::remove_file(file)?;
         }
     }
+    Ok(Some(db))
+}
+
+/// Options of a scan that reads `files` files at once, each once.
+fn scan_options(files: usize) -> ReadOptions {
     let mut read = ReadOptions::default();
     read.fill_cache(false);
-    read.set_readahead_size(readahead_bytes(paths.len()));
+    read.set_readahead_size(readahead_bytes(files));
     read.set_total_order_seek(true);
-    let mut scan = db.raw_iterator_opt(read);
-    scan.seek_to_first();
+    read
+}
 
-    let writer_options = ingest_options(table, options)?;
-    let target = target_file_bytes(table);
-    let mut written = Vec::new();
-    let mut writer: Option<SstFileWriter<'_>> = None;
-    while let (Some(key), Some(value)) = (scan.key(), scan.value()) {
-        let current = match &mut writer {
-            Some(current) => current,
+/// One ordered scan of a scratch database, or of nothing.
+struct Scan<'a> {
+    iter: Option<DBRawIterator<'a>>,
+}
+
+impl<'a> Scan<'a> {
+    fn new(db: Option<&'a DB>, files: usize) -> Self {
+        let iter = db.map(|db| {
+            let mut iter = db.raw_iterator_opt(scan_options(files));
+            iter.seek_to_first();
+            iter
+        });
+        Self { iter }
+    }
+
+    fn key(&self) -> Option<&[u8]> {
+        self.iter.as_ref()?.key()
+    }
+
+    fn value(&self) -> Option<&[u8]> {
+        self.iter.as_ref()?.value()
+    }
+
+    fn next(&mut self) {
+        if let Some(iter) = &mut self.iter {
+            iter.next();
+        }
+    }
+
+    fn finish(self) -> Result<(), StoreError> {
+        match self.iter {
+            Some(iter) => Ok(iter.status()?),
+            None => Ok(()),
+        }
+    }
+}
+
+/// The merged files of a table as they are written: cut at the table's target size, and
+/// before each key of `cuts` (the first keys of the files taken as they are) that the keys
+/// pass, so that no merged file spans one of those.
+struct Output<'a> {
+    dir: &'a Path,
+    table: Table,
+    options: &'a Options,
+    target: u64,
+    cuts: std::iter::Peekable<std::vec::IntoIter<Vec<u8>>>,
+    written: Vec<PathBuf>,
+    writer: Option<SstFileWriter<'a>>,
+    /// Entries in the current file: its size is checked every [`SIZE_CHECK_PUTS`].
+    puts: u64,
+}
+
+impl Output<'_> {
+    fn put(&mut self, key: &[u8], value: &[u8]) -> Result<(), StoreError> {
+        let mut passed = false;
+        while self.cuts.next_if(|cut| cut.as_slice() < key).is_some() {
+            passed = true;
+        }
+        if passed {
+            self.finish_file()?;
+        }
+        let writer = match &mut self.writer {
+            Some(writer) => writer,
             None => {
-                let path = dir.join(format!("{}-merged-{:05}.sst", table.name(), written.len()));
-                let fresh = SstFileWriter::create(&writer_options);
+                let path = self.dir.join(format!(
+                    "{}-merged-{:05}.sst",
+                    self.table.name(),
+                    self.written.len()
+                ));
+                let fresh = SstFileWriter::create(self.options);
                 fresh.open(&path)?;
-                written.push(path);
-                writer.insert(fresh)
+                self.written.push(path);
+                self.puts = 0;
+                self.writer.insert(fresh)
             }
         };
-        current.put(key, value)?;
-        if current.file_size() >= target {
-            if let Some(mut full) = writer.take() {
-                full.finish()?;
-            }
+        writer.put(key, value)?;
+        self.puts += 1;
+        if self.puts.is_multiple_of(SIZE_CHECK_PUTS) && writer.file_size() >= self.target {
+            self.finish_file()?;
         }
-        scan.next();
+        Ok(())
     }
-    scan.status()?;
-    if let Some(mut last) = writer.take() {
-        last.finish()?;
+
+    fn finish_file(&mut self) -> Result<(), StoreError> {
+        if let Some(mut full) = self.writer.take() {
+            full.finish()?;
+        }
+        Ok(())
     }
-    drop(scan);
-    drop(db);
-    fs::remove_dir_all(&scratch)?;
-    Ok(written)
+
+    fn finish(mut self) -> Result<Vec<PathBuf>, StoreError> {
+        self.finish_file()?;
+        Ok(self.written)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kv::chunk_file_options;
+    use crate::load::table_file::FileWriter;
+    use rocksdb::DB;
+
+    const TABLE: Table = Table::TermStats;
+
+    fn write(dir: &Path, index: usize, entries: &[(&str, &str)], is_final: bool) -> TableFile {
+        let store = StoreOptions::default();
+        let options = if is_final {
+            ingest_options(TABLE, &store)
+        } else {
+            chunk_file_options(TABLE, &store)
+        }
+        .expect("options");
+        let path = dir.join(format!("{index:03}.sst"));
+        let mut file = FileWriter::create(TABLE, index, &path, &options, is_final).expect("create");
+        for (key, value) in entries {
+            file.put(key.as_bytes(), value.as_bytes()).expect("put");
+        }
+        file.finish().expect("finish").expect("entries")
+    }
+
+    fn ingested(dir: &Path, paths: &[PathBuf]) -> (Vec<(String, String)>, u64) {
+        let db = DB::open_default(dir.join("check")).expect("open");
+        db.ingest_external_file(paths.to_vec())
+            .expect("one ingestion");
+        let level0 = db
+            .property_int_value("rocksdb.num-files-at-level0")
+            .expect("property")
+            .unwrap_or(0);
+        let mut iter = db.raw_iterator();
+        iter.seek_to_first();
+        let mut read = Vec::new();
+        while let (Some(key), Some(value)) = (iter.key(), iter.value()) {
+            let text = |b: &[u8]| String::from_utf8(b.to_vec()).expect("UTF-8");
+            read.push((text(key), text(value)));
+            iter.next();
+        }
+        (read, level0)
+    }
+
+    #[test]
+    fn files_nothing_reaches_into_are_taken_and_the_rest_merged_around_them() {
+        let dir = tempfile::tempdir().expect("temporary folder");
+        let dir = dir.path();
+        let files = vec![
+            write(dir, 0, &[("a0", "1"), ("a9", "1")], true),
+            write(dir, 1, &[("b0", "1"), ("b5", "1"), ("b9", "1")], true),
+            write(dir, 2, &[("c0", "1"), ("c9", "1")], true),
+            // A later chunk's counters: one within b's range (its value wins), one past c.
+            write(dir, 3, &[("b5", "2"), ("d1", "2")], false),
+            write(dir, 4, &[("e0", "1"), ("e9", "1")], true),
+        ];
+        let taken_a = files[0].path.clone();
+        let taken_c = files[2].path.clone();
+        let paths = merge_table(dir, TABLE, files, &StoreOptions::default()).expect("merge");
+        assert!(paths.contains(&taken_a) && paths.contains(&taken_c));
+        // b's file and the chunk file are merged, cut before c0: two files, and e's is taken.
+        assert_eq!(paths.len(), 5, "{paths:?}");
+        let (read, level0) = ingested(dir, &paths);
+        let expected: Vec<(String, String)> = [
+            ("a0", "1"),
+            ("a9", "1"),
+            ("b0", "1"),
+            ("b5", "2"),
+            ("b9", "1"),
+            ("c0", "1"),
+            ("c9", "1"),
+            ("d1", "2"),
+            ("e0", "1"),
+            ("e9", "1"),
+        ]
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        assert_eq!(read, expected);
+        assert_eq!(level0, 0, "the files overlap");
+        assert!(!dir.join(format!("merge-{}", TABLE.name())).exists());
+    }
+
+    #[test]
+    fn files_in_the_stores_format_that_overlap_one_another_are_merged() {
+        let dir = tempfile::tempdir().expect("temporary folder");
+        let dir = dir.path();
+        let files = vec![
+            write(dir, 0, &[("a0", "1"), ("c0", "1")], true),
+            write(dir, 1, &[("b0", "1")], true),
+            write(dir, 2, &[("d0", "1")], true),
+        ];
+        let taken_d = files[2].path.clone();
+        let paths = merge_table(dir, TABLE, files, &StoreOptions::default()).expect("merge");
+        assert_eq!(paths.len(), 2, "{paths:?}");
+        assert!(paths.contains(&taken_d));
+        let (read, level0) = ingested(dir, &paths);
+        let keys: Vec<&str> = read.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(keys, ["a0", "b0", "c0", "d0"]);
+        assert_eq!(level0, 0, "the files overlap");
+    }
 }

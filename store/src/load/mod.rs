@@ -20,6 +20,7 @@ mod merge;
 mod resolution;
 mod staging;
 mod statements;
+mod table_file;
 
 pub use bulk::{BulkLoader, LoadProgress, LoadReport, DEFAULT_LOAD_BUDGET};
 pub(crate) use declared::QuadSource;

@@ -4,7 +4,8 @@
 use crate::model::{apply, op, quad, Op, Probe};
 use crate::oracle::{check_store, Model};
 use crate::support::{
-    bulk_load, counts, dump, music, parse, proptest_config, serialize, write_input, TempStore,
+    assert_isomorphic, bulk_load, counts, dump, music, parse, proptest_config, serialize,
+    write_input, TempStore,
 };
 use lodestone_store::load::{BulkLoader, LoadReport, ParseOptions, RdfFormat};
 use oxrdf::{Dataset, GraphName, NamedNode, Quad, Term};
@@ -372,4 +373,99 @@ fn a_load_of_more_chunks_than_the_staged_tables_merge_keeps_one_id_and_counts_on
     // 1,000 subjects, two predicates, 19 objects, ten literals.
     assert_eq!(counts.dictionary_terms, 1_000 + 2 + 19 + 10);
     assert_eq!(dump(&store), parse(block.as_bytes(), RdfFormat::NTriples));
+}
+
+/// Four rounds of N-Quads, each longer than a parse batch (so a chunk of its own at least):
+/// the subjects, literals, graphs and (with `blank_nodes`) blank nodes of each round, and
+/// every 50th of the round before used again as subject, object or graph.
+fn rounds_reaching_back(blank_nodes: bool) -> String {
+    let e = "http://example.com";
+    let mut data = String::new();
+    for round in 0..4 {
+        for i in 0..8_200 {
+            let graph = format!("<{e}/g{round}-{}>", i / 1_000);
+            let node = |r: i32| {
+                if blank_nodes {
+                    format!("_:b{r}-{i}")
+                } else {
+                    format!("<{e}/n{r}-{i}>")
+                }
+            };
+            data.push_str(&format!(
+                "<{e}/s{round}-{i}> <{e}/label> \"label {round} {i}\" {graph} .\n\
+                 {} <{e}/about> <{e}/s{round}-{i}> {graph} .\n",
+                node(round)
+            ));
+            if round > 0 && i % 50 == 0 {
+                let before = round - 1;
+                data.push_str(&format!(
+                    "<{e}/s{before}-{i}> <{e}/next> <{e}/s{round}-{i}> .\n\
+                     <{e}/s{round}-{i}> <{e}/label> \"label {before} {i}\" <{e}/g{before}-0> .\n\
+                     {} <{e}/again> \"{round}\" .\n",
+                    node(before)
+                ));
+            }
+        }
+    }
+    data
+}
+
+fn load_rounds(store: &TempStore, data: &str) {
+    let input = write_input(store.scratch(), "reaching.nq", data.as_bytes());
+    let report = BulkLoader::new(store)
+        .with_memory_budget(1 << 20)
+        .with_chunk_quads(1)
+        .load(&[input])
+        .expect("bulk load");
+    assert!(report.chunks >= 4, "{} chunks", report.chunks);
+    let quads = parse(data.as_bytes(), RdfFormat::NQuads).len() as u64;
+    assert_eq!(report.quads_added, quads);
+}
+
+/// Later chunks add quads, counters and graph positions keyed by terms an earlier chunk
+/// minted (its subjects, literals and graphs): the files that chunk wrote of its own terms'
+/// entries, which the load otherwise takes as they are, are merged with the later ones,
+/// whose counters win. Subjects, literals and graphs only one chunk uses stay in its files.
+#[test]
+fn entries_keyed_by_an_earlier_chunks_terms_merge_with_its_files() {
+    let data = rounds_reaching_back(false);
+    let store = TempStore::new();
+    load_rounds(&store, &data);
+    let expected = parse(data.as_bytes(), RdfFormat::NQuads);
+    check_store(&store, &Model::from_dataset(&expected), &[]);
+}
+
+/// The same with blank nodes, which the store numbers from their own counter: the store
+/// reads back the same graph, and the counters of the nodes an earlier chunk minted hold
+/// every later use.
+#[test]
+fn blank_nodes_an_earlier_chunk_minted_merge_with_its_files() {
+    let data = rounds_reaching_back(true);
+    let store = TempStore::new();
+    load_rounds(&store, &data);
+    let expected = parse(data.as_bytes(), RdfFormat::NQuads);
+    assert_isomorphic(&dump(&store), &expected, "blank-node rounds");
+    let counts = counts(&store);
+    // Each round's nodes are subjects of `about`; every 50th of the first three of `again`.
+    assert_eq!(counts.subjects, 4 * 8_200 * 2);
+    assert_eq!(counts.quads, expected.len() as u64);
+    let reader = store.reader();
+    let again = reader
+        .term_id(
+            NamedNode::new_unchecked("http://example.com/again")
+                .as_ref()
+                .into(),
+        )
+        .expect("look-up")
+        .expect("known");
+    assert_eq!(reader.usage(again).expect("usage").as_predicate, 3 * 164);
+    // The nodes used again: subjects of `about` in their round's graph and of `again` in
+    // the default graph, the last counted by a later chunk.
+    let mut reused = 0;
+    for quad in reader.quads_for_pattern(None, Some(again), None, None) {
+        let usage = reader.usage(quad.expect("quad").subject).expect("usage");
+        assert_eq!((usage.as_subject, usage.graphs), (2, 2));
+        reused += 1;
+    }
+    assert_eq!(reused, 3 * 164);
 }

@@ -1,0 +1,150 @@
+//! The SST files a bulk load writes for one table, and what the final merge needs to know of
+//! them: whether a file is in the store's own format, and then which keys it spans.
+//!
+//! A load of several chunks writes most of its files for the merge at its end (LZ4, to be
+//! read once and rewritten; see `merge`). A file in the store's own format (compressed for
+//! the last level) can instead be taken as it is, when no other file of its table has a key
+//! within its range: `id2term`'s files, whose ids follow the last chunk's, and the `spog`
+//! files of the subjects a chunk minted (see `IngestBatch::write_by_age`).
+
+use crate::encoding::TermId;
+use crate::error::StoreError;
+use crate::kv::Table;
+use rocksdb::{Options, SstFileWriter};
+use std::path::{Path, PathBuf};
+
+/// One file written for a table.
+pub(super) struct TableFile {
+    pub(super) table: Table,
+    pub(super) path: PathBuf,
+    /// Set for a file in the store's own format: the first and last keys it holds. The
+    /// others (a chunk's files for the merge) are always merged.
+    pub(super) final_range: Option<KeyRange>,
+}
+
+/// The first and last key of a file, both included.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct KeyRange {
+    pub(super) first: Vec<u8>,
+    pub(super) last: Vec<u8>,
+}
+
+impl KeyRange {
+    /// Whether `key` lies within the range.
+    pub(super) fn contains(&self, key: &[u8]) -> bool {
+        self.first.as_slice() <= key && key <= self.last.as_slice()
+    }
+}
+
+/// An SST file being written, which remembers its key range when it is in the store's own
+/// format.
+pub(super) struct FileWriter<'a> {
+    table: Table,
+    index: usize,
+    path: PathBuf,
+    writer: SstFileWriter<'a>,
+    range: Option<KeyRange>,
+    is_final: bool,
+    /// Entries written so far.
+    puts: u64,
+}
+
+/// How many entries go into a file between two checks of its size (a check at every entry
+/// cost a twentieth of a load's final merge).
+pub(super) const SIZE_CHECK_PUTS: u64 = 1024;
+
+impl<'a> FileWriter<'a> {
+    /// Creates the file at `path`, the load's `index`th; `is_final` says that `options` are
+    /// the store's own for the table (see `kv::ingest_options`) rather than a chunk file's.
+    pub(super) fn create(
+        table: Table,
+        index: usize,
+        path: &Path,
+        options: &'a Options,
+        is_final: bool,
+    ) -> Result<Self, StoreError> {
+        let writer = SstFileWriter::create(options);
+        writer.open(path)?;
+        Ok(Self {
+            table,
+            index,
+            path: path.to_owned(),
+            writer,
+            range: None,
+            is_final,
+            puts: 0,
+        })
+    }
+
+    /// The file's number among the load's files (the order they were begun in).
+    pub(super) fn index(&self) -> usize {
+        self.index
+    }
+
+    /// Whether the file has reached `bytes` (checked every [`SIZE_CHECK_PUTS`] entries).
+    pub(super) fn is_full(&self, bytes: u64) -> bool {
+        self.puts.is_multiple_of(SIZE_CHECK_PUTS)
+            && self.puts > 0
+            && self.writer.file_size() >= bytes
+    }
+
+    /// Adds an entry; keys must come in strictly increasing order.
+    pub(super) fn put(&mut self, key: &[u8], value: &[u8]) -> Result<(), StoreError> {
+        self.writer.put(key, value)?;
+        self.puts += 1;
+        match &mut self.range {
+            Some(range) => {
+                if self.is_final {
+                    range.last.clear();
+                    range.last.extend_from_slice(key);
+                }
+            }
+            None => {
+                self.range = Some(KeyRange {
+                    first: key.to_vec(),
+                    last: key.to_vec(),
+                })
+            }
+        }
+        Ok(())
+    }
+
+    /// Finishes the file, or removes it when it holds nothing.
+    pub(super) fn finish(mut self) -> Result<Option<TableFile>, StoreError> {
+        let Some(range) = self.range else {
+            drop(self.writer);
+            let _ = std::fs::remove_file(&self.path);
+            return Ok(None);
+        };
+        self.writer.finish()?;
+        Ok(Some(TableFile {
+            table: self.table,
+            path: self.path,
+            final_range: self.is_final.then_some(range),
+        }))
+    }
+}
+
+/// The term a key begins with: every quad index key, and the keys of the term counters.
+pub(super) fn leading_term(key: &[u8]) -> Option<TermId> {
+    let bytes: [u8; 8] = key.get(..8)?.try_into().ok()?;
+    Some(TermId::from_be_bytes(bytes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_range_holds_its_ends_and_what_lies_between() {
+        let range = KeyRange {
+            first: vec![2, 0],
+            last: vec![4],
+        };
+        assert!(range.contains(&[2, 0]));
+        assert!(range.contains(&[3, 9, 9]));
+        assert!(range.contains(&[4]));
+        assert!(!range.contains(&[2]));
+        assert!(!range.contains(&[4, 0]));
+    }
+}
