@@ -340,8 +340,10 @@ pub(crate) fn open_merge_db(
 }
 
 /// How many files a seldom-merged staged table gathers before its first merge: more chunks
-/// than a load of 100 M quads at the default budget writes (41), few enough that a look-up's
-/// check of each file's key range stays cheap and the open files stay within the limit.
+/// than a load of 100 M quads at the default budget writes (27 to 41), few enough that a
+/// look-up's check of each file's key range stays cheap and the open files stay within the
+/// limit. `spog` gets about four files a chunk (a chunk's own subjects are written apart,
+/// see `load::table_file`), so it merges once in a load of 27 chunks.
 const SELDOM_MERGED_RUNS: i32 = 64;
 
 /// Opens (or creates) the staging database of a bulk load in `path` (see `load::staging`):
