@@ -339,12 +339,12 @@ pub(crate) fn open_merge_db(
     Ok(DB::open(&cf, path)?)
 }
 
-/// How many files a seldom-merged staged table gathers before its first merge: more chunks
-/// than a load of 100 M quads at the default budget writes (27 to 41), few enough that a
-/// look-up's check of each file's key range stays cheap and the open files stay within the
-/// limit. `spog` gets about four files a chunk (a chunk's own subjects are written apart,
-/// see `load::table_file`), so it merges once in a load of 27 chunks.
-const SELDOM_MERGED_RUNS: i32 = 64;
+/// How many files a seldom-merged staged table gathers before its first merge: more than a
+/// load of 100 M quads at the default budget writes (27 chunks; `spog` gets about four files a
+/// chunk, since a chunk's own subjects are written apart, see `load::table_file`), few enough
+/// that a look-up's check of each file's key range stays cheap and the open files stay within
+/// the limit.
+const SELDOM_MERGED_RUNS: i32 = 128;
 
 /// Opens (or creates) the staging database of a bulk load in `path` (see `load::staging`):
 /// the store's tables with their options, so that the files written for the store read alike

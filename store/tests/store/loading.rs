@@ -363,10 +363,10 @@ fn a_load_of_more_chunks_than_the_staged_tables_merge_keeps_one_id_and_counts_on
             s % 10
         ));
     }
-    let data = block.repeat(60);
+    let data = block.repeat(110);
     let store = TempStore::new();
     let report = load_in_small_chunks(&store, "many-chunks.nt", &data, 1);
-    assert!(report.chunks > 64, "{} chunks", report.chunks);
+    assert!(report.chunks > 128, "{} chunks", report.chunks);
     assert_eq!(report.quads_added, 20_000);
     let counts = counts(&store);
     assert_eq!(counts.quads, 20_000);
