@@ -21,7 +21,7 @@
 //! files (the keys within their range that other files hold come from later chunks), and
 //! the merged files are cut wherever a file taken as it is lies between their keys.
 
-use super::table_file::{KeyRange, TableFile, SIZE_CHECK_PUTS};
+use super::table_file::{has_reached, KeyRange, TableFile};
 use crate::error::StoreError;
 use crate::kv::{ingest_options, open_merge_db, target_file_bytes, StoreOptions, Table};
 use rocksdb::{DBRawIterator, IngestExternalFileOptions, Options, ReadOptions, SstFileWriter, DB};
@@ -220,24 +220,21 @@ fn reached_finals(
     let mut reached = vec![false; finals.len()];
     let mut by_first: Vec<usize> = (0..finals.len()).collect();
     by_first.sort_by(|a, b| finals[*a].0.first.cmp(&finals[*b].0.first));
-    // Groups of ranges that overlap, in key order.
-    let mut group: Vec<usize> = Vec::new();
-    let mut group_last: &[u8] = &[];
+    // In key order, a file overlaps an earlier one exactly when it starts before the end of
+    // the one reaching furthest so far (any other it overlaps lies within that one, and was
+    // marked when it came).
+    let mut widest: Option<&KeyRange> = None;
+    let mut widest_index = 0;
     for &i in &by_first {
         let range = &finals[i].0;
-        if !group.is_empty() && range.first.as_slice() > group_last {
-            if group.len() > 1 {
-                group.iter().for_each(|&j| reached[j] = true);
-            }
-            group.clear();
+        if widest.is_some_and(|w| range.first <= w.last) {
+            reached[i] = true;
+            reached[widest_index] = true;
         }
-        if group.is_empty() || range.last.as_slice() > group_last {
-            group_last = &range.last;
+        if widest.is_none_or(|w| range.last > w.last) {
+            widest = Some(range);
+            widest_index = i;
         }
-        group.push(i);
-    }
-    if group.len() > 1 {
-        group.iter().for_each(|&j| reached[j] = true);
     }
     if let Some(db) = newer {
         // Seeks only: no read-ahead, which would read megabytes of every file at each.
@@ -338,7 +335,7 @@ struct Output<'a> {
     cuts: std::iter::Peekable<std::vec::IntoIter<Vec<u8>>>,
     written: Vec<PathBuf>,
     writer: Option<SstFileWriter<'a>>,
-    /// Entries in the current file: its size is checked every [`SIZE_CHECK_PUTS`].
+    /// Entries in the current file.
     puts: u64,
 }
 
@@ -368,7 +365,7 @@ impl Output<'_> {
         };
         writer.put(key, value)?;
         self.puts += 1;
-        if self.puts.is_multiple_of(SIZE_CHECK_PUTS) && writer.file_size() >= self.target {
+        if has_reached(writer, self.puts, self.target) {
             self.finish_file()?;
         }
         Ok(())

@@ -51,7 +51,13 @@ pub(super) struct FileWriter<'a> {
 
 /// How many entries go into a file between two checks of its size (a check at every entry
 /// cost a twentieth of a load's final merge).
-pub(super) const SIZE_CHECK_PUTS: u64 = 1024;
+const SIZE_CHECK_PUTS: u64 = 1024;
+
+/// Whether `writer`, holding `puts` entries, has reached `bytes`; asked of RocksDB only
+/// every [`SIZE_CHECK_PUTS`] entries.
+pub(super) fn has_reached(writer: &SstFileWriter<'_>, puts: u64, bytes: u64) -> bool {
+    puts > 0 && puts.is_multiple_of(SIZE_CHECK_PUTS) && writer.file_size() >= bytes
+}
 
 impl<'a> FileWriter<'a> {
     /// Creates the file at `path`, the load's `index`th; `is_final` says that `options` are
@@ -81,11 +87,9 @@ impl<'a> FileWriter<'a> {
         self.index
     }
 
-    /// Whether the file has reached `bytes` (checked every [`SIZE_CHECK_PUTS`] entries).
+    /// Whether the file has reached `bytes` (see [`has_reached`]).
     pub(super) fn is_full(&self, bytes: u64) -> bool {
-        self.puts.is_multiple_of(SIZE_CHECK_PUTS)
-            && self.puts > 0
-            && self.writer.file_size() >= bytes
+        has_reached(&self.writer, self.puts, bytes)
     }
 
     /// Adds an entry; keys must come in strictly increasing order.
