@@ -32,7 +32,9 @@ use std::sync::Mutex;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 const PENDING_INGEST: &[u8] = b"pending_ingest";
-const TMP_PREFIX: &str = "load-tmp-";
+/// The start of the name of every temporary file or folder in the store's folder: a load's
+/// folder, the copy of its standard input, the entity rank's file. Every open removes them.
+pub(crate) const TMP_PREFIX: &str = "load-tmp-";
 const MANIFEST: &str = "manifest";
 const STAGING: &str = "staging";
 

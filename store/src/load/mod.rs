@@ -24,9 +24,9 @@ mod table_file;
 
 pub use bulk::{BulkLoader, LoadProgress, LoadReport, DEFAULT_LOAD_BUDGET};
 pub(crate) use declared::QuadSource;
-pub(crate) use ingest::recover_interrupted_ingest;
 #[doc(hidden)]
 pub use ingest::simulate_crash_after_next_ingest;
+pub(crate) use ingest::{recover_interrupted_ingest, TMP_PREFIX};
 pub use input::{format_from_path, Input};
 pub use oxrdfio::RdfFormat;
 

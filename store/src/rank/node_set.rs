@@ -35,6 +35,16 @@ impl NodeSet {
         self.words[word] |= 1 << (number % 64);
     }
 
+    /// Adds the members of `other` (before [`NodeSet::seal`]).
+    pub(super) fn union(&mut self, other: NodeSet) {
+        if other.words.len() > self.words.len() {
+            self.words.resize(other.words.len(), 0);
+        }
+        for (word, theirs) in self.words.iter_mut().zip(other.words) {
+            *word |= theirs;
+        }
+    }
+
     /// Ends the insertions: counts the members before each word.
     pub(super) fn seal(&mut self) {
         let last = self

@@ -57,6 +57,20 @@ fn links_rank_entities_and_the_scores_average_one() {
         .map(|n| rank(&store, &format!("http://e.org/{n}")))
         .sum();
     assert!((total - 5.0).abs() < 1e-9, "{total}");
+    // The first scores went in as a file the table took, leaving nothing in the folder.
+    let leftovers: Vec<_> = std::fs::read_dir(store.path())
+        .expect("store folder")
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().to_string_lossy().starts_with("load-tmp-"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+    // A second computation writes over them entry by entry: the same scores.
+    let again = store
+        .compute_entity_rank(&AtomicBool::new(false))
+        .expect("rank")
+        .expect("not stopped");
+    assert_eq!((again.entities, again.marked), (5, 0));
+    assert_eq!(rank(&store, "http://e.org/hub"), hub);
     // A stop set beforehand stores nothing new.
     assert!(store
         .compute_entity_rank(&AtomicBool::new(true))
