@@ -497,8 +497,8 @@ struct OrderStats {
 /// Sorts the quads in one index order (in `buffer`, reused between orders to spare page
 /// faults), writes its SST files (in `spog`, the quads of the subjects `own_subject` says
 /// no other chunk adds to apart, see `IngestBatch::write_by_age`) and counts its runs.
-/// `quads` is already in SPOG order; `compact` are committed quads (none of them in `quads`) that the orders leaving out compact
-/// graphs get as well, without counting them.
+/// `quads` is already in SPOG order; `compact` are committed quads (none of them in
+/// `quads`) that the orders leaving out compact graphs get as well, without counting them.
 fn write_order(
     batch: &IngestBatch,
     quads: &[EncodedQuad],
@@ -526,15 +526,12 @@ fn write_order(
         buffer.sort_unstable_by_key(sort_key);
         buffer
     };
-    let all;
+    let mut all;
     let written = if permutation.holds_compact_graphs() || compact.is_empty() {
         sorted
     } else {
-        all = {
-            let mut all = [sorted, compact].concat();
-            all.sort_unstable_by_key(sort_key);
-            all
-        };
+        all = [sorted, compact].concat();
+        all.sort_unstable_by_key(sort_key);
         &all
     };
     let table = permutation_table(permutation);

@@ -14,13 +14,11 @@
 
 use super::merge::{merge_tables, NEVER_OVERLAPPING};
 use super::staging::Staging;
-use super::table_file::{leading_term, FileWriter, TableFile};
+use super::table_file::{file_options, leading_term, FileWriter, TableFile};
 use crate::database::{Database, WriterState};
 use crate::encoding::{EncodedQuad, TermId, TermKind};
 use crate::error::{CorruptionError, StoreError};
-use crate::kv::{
-    chunk_file_options, ingest_options, meta_key, target_file_bytes, StoreOptions, Table,
-};
+use crate::kv::{meta_key, target_file_bytes, StoreOptions, Table};
 use crate::quads::distinct::LoadedQuads;
 use crate::stats::encode_u64;
 use rocksdb::{IngestExternalFileOptions, WriteBatch};
@@ -162,14 +160,9 @@ impl IngestBatch {
         self.finish(older)
     }
 
-    /// The options of a file of `table`: the store's own (compressed for the last level)
-    /// when `is_final`, else a chunk file's, to be merged.
+    /// The options of a file of `table` (see `table_file::file_options`).
     fn file_options(&self, table: Table, is_final: bool) -> Result<rocksdb::Options, StoreError> {
-        if is_final {
-            ingest_options(table, &self.store_options)
-        } else {
-            chunk_file_options(table, &self.store_options)
-        }
+        file_options(table, &self.store_options, is_final)
     }
 
     /// Opens the next file of `table`.

@@ -387,20 +387,13 @@ impl Output<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kv::chunk_file_options;
-    use crate::load::table_file::FileWriter;
+    use crate::load::table_file::{file_options, FileWriter};
     use rocksdb::DB;
 
     const TABLE: Table = Table::TermStats;
 
     fn write(dir: &Path, index: usize, entries: &[(&str, &str)], is_final: bool) -> TableFile {
-        let store = StoreOptions::default();
-        let options = if is_final {
-            ingest_options(TABLE, &store)
-        } else {
-            chunk_file_options(TABLE, &store)
-        }
-        .expect("options");
+        let options = file_options(TABLE, &StoreOptions::default(), is_final).expect("options");
         let path = dir.join(format!("{index:03}.sst"));
         let mut file = FileWriter::create(TABLE, index, &path, &options, is_final).expect("create");
         for (key, value) in entries {

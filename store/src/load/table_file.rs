@@ -9,7 +9,7 @@
 
 use crate::encoding::TermId;
 use crate::error::StoreError;
-use crate::kv::Table;
+use crate::kv::{chunk_file_options, ingest_options, StoreOptions, Table};
 use rocksdb::{Options, SstFileWriter};
 use std::path::{Path, PathBuf};
 
@@ -43,10 +43,25 @@ pub(super) struct FileWriter<'a> {
     index: usize,
     path: PathBuf,
     writer: SstFileWriter<'a>,
+    /// The keys written so far, kept for a file in the store's own format only.
     range: Option<KeyRange>,
     is_final: bool,
     /// Entries written so far.
     puts: u64,
+}
+
+/// The options of a load's file of `table`: the store's own (compressed for the last level)
+/// when `is_final`, else a chunk file's, to be merged.
+pub(super) fn file_options(
+    table: Table,
+    store: &StoreOptions,
+    is_final: bool,
+) -> Result<Options, StoreError> {
+    if is_final {
+        ingest_options(table, store)
+    } else {
+        chunk_file_options(table, store)
+    }
 }
 
 /// How many entries go into a file between two checks of its size (a check at every entry
@@ -96,18 +111,18 @@ impl<'a> FileWriter<'a> {
     pub(super) fn put(&mut self, key: &[u8], value: &[u8]) -> Result<(), StoreError> {
         self.writer.put(key, value)?;
         self.puts += 1;
-        match &mut self.range {
-            Some(range) => {
-                if self.is_final {
+        if self.is_final {
+            match &mut self.range {
+                Some(range) => {
                     range.last.clear();
                     range.last.extend_from_slice(key);
                 }
-            }
-            None => {
-                self.range = Some(KeyRange {
-                    first: key.to_vec(),
-                    last: key.to_vec(),
-                })
+                None => {
+                    self.range = Some(KeyRange {
+                        first: key.to_vec(),
+                        last: key.to_vec(),
+                    })
+                }
             }
         }
         Ok(())
@@ -115,16 +130,16 @@ impl<'a> FileWriter<'a> {
 
     /// Finishes the file, or removes it when it holds nothing.
     pub(super) fn finish(mut self) -> Result<Option<TableFile>, StoreError> {
-        let Some(range) = self.range else {
+        if self.puts == 0 {
             drop(self.writer);
             let _ = std::fs::remove_file(&self.path);
             return Ok(None);
-        };
+        }
         self.writer.finish()?;
         Ok(Some(TableFile {
             table: self.table,
             path: self.path,
-            final_range: self.is_final.then_some(range),
+            final_range: self.range,
         }))
     }
 }

@@ -245,8 +245,6 @@ fn store_scores(
     scores: &[f64],
 ) -> Result<Vec<TermId>, StoreError> {
     let cf = database.cf(Table::EntityRank);
-    #[allow(clippy::cast_precision_loss)]
-    let scale = scores.len() as f64;
     let mut old = database.db().raw_iterator_cf(cf);
     old.seek_to_first();
     if !old.valid() {
@@ -254,6 +252,8 @@ fn store_scores(
         drop(old);
         return store_first_scores(database, nodes, scores);
     }
+    #[allow(clippy::cast_precision_loss)]
+    let scale = scores.len() as f64;
     let options = database.write_options();
     let mut batch = WriteBatch::default();
     let mut changed = Vec::new();

@@ -410,16 +410,19 @@ fn rounds_reaching_back(blank_nodes: bool) -> String {
     data
 }
 
-fn load_rounds(store: &TempStore, data: &str) {
+/// A store with `data` loaded in chunks of one quad (four at least), and the quads of `data`.
+fn load_rounds(data: &str) -> (TempStore, Dataset) {
+    let store = TempStore::new();
     let input = write_input(store.scratch(), "reaching.nq", data.as_bytes());
-    let report = BulkLoader::new(store)
+    let report = BulkLoader::new(&store)
         .with_memory_budget(1 << 20)
         .with_chunk_quads(1)
         .load(&[input])
         .expect("bulk load");
     assert!(report.chunks >= 4, "{} chunks", report.chunks);
-    let quads = parse(data.as_bytes(), RdfFormat::NQuads).len() as u64;
-    assert_eq!(report.quads_added, quads);
+    let expected = parse(data.as_bytes(), RdfFormat::NQuads);
+    assert_eq!(report.quads_added, expected.len() as u64);
+    (store, expected)
 }
 
 /// Later chunks add quads, counters and graph positions keyed by terms an earlier chunk
@@ -428,10 +431,7 @@ fn load_rounds(store: &TempStore, data: &str) {
 /// whose counters win. Subjects, literals and graphs only one chunk uses stay in its files.
 #[test]
 fn entries_keyed_by_an_earlier_chunks_terms_merge_with_its_files() {
-    let data = rounds_reaching_back(false);
-    let store = TempStore::new();
-    load_rounds(&store, &data);
-    let expected = parse(data.as_bytes(), RdfFormat::NQuads);
+    let (store, expected) = load_rounds(&rounds_reaching_back(false));
     check_store(&store, &Model::from_dataset(&expected), &[]);
 }
 
@@ -440,10 +440,7 @@ fn entries_keyed_by_an_earlier_chunks_terms_merge_with_its_files() {
 /// every later use.
 #[test]
 fn blank_nodes_an_earlier_chunk_minted_merge_with_its_files() {
-    let data = rounds_reaching_back(true);
-    let store = TempStore::new();
-    load_rounds(&store, &data);
-    let expected = parse(data.as_bytes(), RdfFormat::NQuads);
+    let (store, expected) = load_rounds(&rounds_reaching_back(true));
     assert_isomorphic(&dump(&store), &expected, "blank-node rounds");
     let counts = counts(&store);
     // Each round's nodes are subjects of `about`; every 50th of the first three of `again`.
