@@ -14,6 +14,7 @@
 use super::chunk::ChunkWriter;
 use super::encoder::{EncodedChunk, Encoder};
 use super::ingest::IngestBatch;
+use super::resolution::PendingTerm;
 use super::{
     line_document, read_quads, Input, ParseOptions, RdfFormat, ReadError, REPORTED_ERRORS,
 };
@@ -411,9 +412,10 @@ where
     /// Ends the chunk being encoded and writes it on another thread, once the chunk before
     /// it is written and staged (its terms are resolved against that one's).
     fn write_in_background(&mut self, scope: &'scope Scope<'scope, '_>) -> Result<(), StoreError> {
+        let pending = self.sorted_pending()?;
         self.wait()?;
         let mut files = self.take_files()?;
-        let mut chunk = self.end_chunk(&files)?;
+        let mut chunk = self.end_chunk(pending, &files)?;
         let writer = self.writer;
         let mut after = self.after.clone();
         let handle = std::thread::Builder::new()
@@ -431,9 +433,10 @@ where
 
     /// Writes the last chunk and gives the load's files and final counters.
     fn finish(mut self) -> Result<(IngestBatch, WriterState, Timings), StoreError> {
+        let pending = self.sorted_pending()?;
         self.wait()?;
         let mut files = self.take_files()?;
-        let mut chunk = self.end_chunk(&files)?;
+        let mut chunk = self.end_chunk(pending, &files)?;
         let writing = Instant::now();
         self.writer
             .write(&mut chunk, &mut files, &mut self.after, false)?;
@@ -441,10 +444,23 @@ where
         Ok((files, self.after, self.timings))
     }
 
-    /// Ends the chunk being encoded, resolving its terms against the staged chunks.
-    fn end_chunk(&mut self, files: &IngestBatch) -> Result<EncodedChunk, StoreError> {
+    /// Ends the reading of the chunk being encoded: its pending terms sorted, which needs
+    /// nothing of the chunk before it, so the chunk before may still be being written.
+    fn sorted_pending(&mut self) -> Result<Vec<PendingTerm>, StoreError> {
+        let sorting = Instant::now();
+        let pending = self.encoder.sorted_pending()?;
+        self.timings.resolving += sorting.elapsed();
+        Ok(pending)
+    }
+
+    /// Ends the chunk being encoded, resolving its `pending` terms against the staged chunks.
+    fn end_chunk(
+        &mut self,
+        pending: Vec<PendingTerm>,
+        files: &IngestBatch,
+    ) -> Result<EncodedChunk, StoreError> {
         let resolving = Instant::now();
-        let chunk = self.encoder.finish_chunk(files.staging())?;
+        let chunk = self.encoder.resolve(pending, files.staging())?;
         self.timings.resolving += resolving.elapsed();
         self.timings.chunks += 1;
         Ok(chunk)

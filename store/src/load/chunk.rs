@@ -6,6 +6,7 @@
 
 use super::encoder::EncodedChunk;
 use super::ingest::IngestBatch;
+use super::key_sort::sort_keys;
 use super::staging::current_values;
 use crate::changes::ChangeBatch;
 use crate::database::{Database, WriterState};
@@ -54,6 +55,7 @@ impl<'a> ChunkWriter<'a> {
         if stage {
             batch.expect_several_chunks();
         }
+        chunk.settle();
         let new_terms = std::mem::take(&mut chunk.new_terms);
         let shared_keys = std::mem::take(&mut chunk.shared_keys);
         let EncodedChunk {
@@ -357,6 +359,14 @@ impl<'a> ChunkWriter<'a> {
             terms: mut new_terms,
             shared_keys,
         } = new_terms;
+        // The resolution left the new terms in dictionary key order: `term2id`'s order.
+        let mut by_key: Vec<(Vec<u8>, TermId)> = new_terms
+            .iter()
+            .map(|(id, bytes)| (lookup_key(bytes), *id))
+            .collect();
+        if !by_key.is_sorted() {
+            by_key.sort_unstable();
+        }
         new_terms.sort_unstable_by_key(|(id, _)| *id);
         // A file per kind of term: each kind's ids grow from chunk to chunk, so no two of the
         // load's `id2term` files overlap and the store takes them unmerged (see `merge`).
@@ -378,14 +388,9 @@ impl<'a> ChunkWriter<'a> {
             .iter()
             .flat_map(|(id, bytes)| iri_index::keys_of(bytes, *id))
             .collect();
-        iri_keys.sort_unstable();
+        sort_keys(&mut iri_keys);
         batch.write(Table::IriIndex, iri_keys.iter().map(|k| (k, [])))?;
-        let mut by_key: Vec<(Vec<u8>, TermId)> = new_terms
-            .iter()
-            .map(|(id, bytes)| (lookup_key(bytes), *id))
-            .collect();
         drop(new_terms);
-        by_key.sort_unstable();
         let term2id = term2id_entries(by_key, shared_keys);
         batch.write(Table::TermToId, term2id)
     }

@@ -48,9 +48,12 @@ pub(super) struct Encoder<'a> {
 
 /// The quads of one chunk with final ids, and the dictionary terms new to the load.
 pub(super) struct EncodedChunk {
-    /// Quads in input order, duplicates included.
+    /// Quads in input order, duplicates included; until [settled](Self::settle), a pending
+    /// term of the chunk has its provisional id.
     pub(super) quads: Vec<EncodedQuad>,
-    /// Terms minted for this chunk, with their dictionary bytes.
+    /// The final id of each provisional id, by index; empty once settled.
+    provisional: Vec<TermId>,
+    /// Terms minted for this chunk, with their dictionary bytes, in dictionary key order.
     pub(super) new_terms: Vec<(TermId, Box<[u8]>)>,
     /// The hashed dictionary keys of new terms that the store or an earlier chunk already
     /// lists (a hash collision: nearly always none), with the ids listed, in key order. The
@@ -166,15 +169,25 @@ impl<'a> Encoder<'a> {
         provisional(index)
     }
 
-    /// Ends the chunk: resolves its pending terms against the dictionary as `staging` and the
-    /// store have it, mints ids for the terms found in neither, and gives the quads with final
-    /// ids. `staging` must hold every chunk written before this one.
-    pub(super) fn finish_chunk(
+    /// Ends the chunk's reading: its pending terms, sorted by dictionary key on both cores.
+    /// Nothing may be pushed before they are [resolved](Self::resolve). They need nothing
+    /// of the chunks before, so they are sorted while the chunk before is still being
+    /// written.
+    pub(super) fn sorted_pending(&mut self) -> Result<Vec<PendingTerm>, StoreError> {
+        self.pending_bytes = 0;
+        sorted_by_key(self.pending.drain().collect())
+    }
+
+    /// Resolves the chunk's `pending` terms (from [`sorted_pending`](Self::sorted_pending))
+    /// against the dictionary as `staging` and the store have it and mints ids for the terms
+    /// found in neither. `staging` must hold every chunk written before this one. The chunk's
+    /// quads still hold provisional ids: [`EncodedChunk::settle`] gives them their final
+    /// ones, on the thread that writes the chunk.
+    pub(super) fn resolve(
         &mut self,
+        pending: Vec<PendingTerm>,
         staging: Option<&Staging>,
     ) -> Result<EncodedChunk, StoreError> {
-        let pending = sorted_by_key(self.pending.drain().collect())?;
-        self.pending_bytes = 0;
         let lookup = Lookup {
             database: self.database,
             staging,
@@ -220,8 +233,26 @@ impl<'a> Encoder<'a> {
                 (None, false) => new_terms.push((id, bytes)),
             }
         }
-        let mut quads = std::mem::take(&mut self.quads);
-        for quad in &mut quads {
+        Ok(EncodedChunk {
+            quads: std::mem::take(&mut self.quads),
+            provisional: ids,
+            new_terms,
+            shared_keys,
+            rdf_type: self.rdf_type,
+            next_dictionary_id: self.next_dictionary_id,
+            next_blank_id: self.next_blank_id,
+        })
+    }
+}
+
+impl EncodedChunk {
+    /// Gives the quads' pending terms their final ids.
+    pub(super) fn settle(&mut self) {
+        let provisional = std::mem::take(&mut self.provisional);
+        if provisional.is_empty() {
+            return;
+        }
+        for quad in &mut self.quads {
             for term in [
                 &mut quad.subject,
                 &mut quad.predicate,
@@ -229,18 +260,10 @@ impl<'a> Encoder<'a> {
                 &mut quad.graph,
             ] {
                 if term.kind() == TermKind::Transient {
-                    *term = ids[usize::try_from(term.payload()).unwrap_or(usize::MAX)];
+                    *term = provisional[usize::try_from(term.payload()).unwrap_or(usize::MAX)];
                 }
             }
         }
-        Ok(EncodedChunk {
-            quads,
-            new_terms,
-            shared_keys,
-            rdf_type: self.rdf_type,
-            next_dictionary_id: self.next_dictionary_id,
-            next_blank_id: self.next_blank_id,
-        })
     }
 }
 

@@ -15,6 +15,7 @@ mod declared;
 mod encoder;
 mod ingest;
 mod input;
+mod key_sort;
 mod lines;
 mod merge;
 mod resolution;
