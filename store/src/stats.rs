@@ -94,6 +94,17 @@ pub(crate) struct UsageDelta {
     pub graphs: i64,
 }
 
+impl UsageDelta {
+    /// Adds `other`'s changes to these.
+    pub(crate) fn add(&mut self, other: &UsageDelta) {
+        self.as_subject += other.as_subject;
+        self.as_predicate += other.as_predicate;
+        self.as_object += other.as_object;
+        self.as_graph += other.as_graph;
+        self.graphs += other.graphs;
+    }
+}
+
 /// How often a term is used in one graph.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TermGraphUsage {

@@ -4,10 +4,11 @@
 //! it was before the load plus the chunks before it (see `staging`); the store itself takes
 //! every chunk at the load's end (see `ingest`).
 
+use super::counters::{Counters, OrderStats};
 use super::encoder::EncodedChunk;
 use super::ingest::IngestBatch;
 use super::key_sort::sort_keys;
-use super::staging::current_values;
+use super::staging::{current_values, spread};
 use crate::changes::ChangeBatch;
 use crate::database::{Database, WriterState};
 use crate::dictionary::{encode_ids, lookup_key};
@@ -19,7 +20,7 @@ use crate::kv::permutation_table;
 use crate::kv::Table;
 use crate::quads::layout::GraphLayout;
 use crate::quads::reader::Reader;
-use crate::stats::{decode_u64, encode_u64, term_graph_key, TermUsage, UsageDelta};
+use crate::stats::UsageDelta;
 use rustc_hash::FxHashSet;
 use std::sync::Mutex;
 
@@ -226,113 +227,12 @@ impl<'a> ChunkWriter<'a> {
             orders.extend(mine?);
             Ok(())
         })?;
-        let mut deltas = Vec::new();
-        let mut pairs = Vec::new();
-        let mut classes = Vec::new();
-        let mut graphs = Vec::new();
-        let mut subjects = Vec::new();
-        for order in orders {
-            deltas.extend(order.deltas);
-            pairs.extend(order.pairs);
-            classes.extend(order.classes);
-            graphs.extend(order.graphs);
-            subjects.extend(order.subjects);
-        }
-
-        // Term-graph positions: final values, and which pairs are new (a term entering a graph).
-        pairs.sort_unstable_by_key(|(t, g, _)| (*t, *g));
-        let mut merged: Vec<(TermId, TermId, u64)> = Vec::with_capacity(pairs.len());
-        for (t, g, n) in pairs {
-            match merged.last_mut() {
-                Some((lt, lg, ln)) if *lt == t && *lg == g => *ln += n,
-                _ => merged.push((t, g, n)),
-            }
-        }
-        // A term minted for this chunk has no earlier counters: only the others are looked up
-        // (in a data dump, most of a chunk's terms are new).
-        let known = |(t, _, _): &(TermId, TermId, u64)| !minted(*t);
-        let found = self.existing_counters(
-            batch,
-            Table::TermGraph,
-            merged
-                .iter()
-                .filter(|pair| known(pair))
-                .map(|(t, g, _)| term_graph_key(*t, *g).to_vec()),
-        )?;
-        let old = spread(&merged, known, found, 0);
-        for ((t, _, n), old) in merged.iter_mut().zip(&old) {
-            if *old == 0 {
-                deltas.push((
-                    *t,
-                    UsageDelta {
-                        graphs: 1,
-                        ..UsageDelta::default()
-                    },
-                ));
-            }
-            *n += old;
-        }
-        batch.write(
-            Table::TermGraph,
-            merged
-                .iter()
-                .map(|(t, g, n)| (term_graph_key(*t, *g), encode_u64(*n))),
-        )?;
-        drop(merged);
-
-        // Term usage.
-        deltas.sort_unstable_by_key(|(t, _)| *t);
-        let mut usage: Vec<(TermId, UsageDelta)> = Vec::new();
-        for (t, d) in deltas {
-            match usage.last_mut() {
-                Some((lt, ld)) if *lt == t => {
-                    ld.as_subject += d.as_subject;
-                    ld.as_predicate += d.as_predicate;
-                    ld.as_object += d.as_object;
-                    ld.as_graph += d.as_graph;
-                    ld.graphs += d.graphs;
-                }
-                _ => usage.push((t, d)),
-            }
-        }
-        let known = |(t, _): &(TermId, UsageDelta)| !minted(*t);
-        let found = current_values(
+        let counters = Counters {
             database,
-            batch.staging(),
-            Table::TermStats,
-            self.store_had_quads,
-            || {
-                usage
-                    .iter()
-                    .filter(|term| known(term))
-                    .map(|(t, _)| t.to_be_bytes())
-            },
-            |v| Ok(TermUsage::decode(v)?),
-        )?;
-        let existing = spread(&usage, known, found, None);
-        batch.write(
-            Table::TermStats,
-            usage.iter().zip(existing).map(|((t, d), u)| {
-                let mut u = u.unwrap_or_default();
-                u.apply(d);
-                (t.to_be_bytes(), u.encode())
-            }),
-        )?;
-        drop(usage);
-
-        // Classes and graphs.
-        let old = self.existing_counters(
             batch,
-            Table::ClassStats,
-            classes.iter().map(|(c, _)| c.to_be_bytes().to_vec()),
-        )?;
-        batch.write(
-            Table::ClassStats,
-            classes
-                .iter()
-                .zip(old)
-                .map(|((c, n), old)| (c.to_be_bytes(), encode_u64(n + old))),
-        )?;
+            store_had_quads: self.store_had_quads,
+        };
+        let (graphs, subjects) = counters.write(orders, minted)?;
         batch.write(Table::Graphs, graphs.iter().map(|g| (g.to_be_bytes(), [])))?;
 
         // Change log.
@@ -394,25 +294,6 @@ impl<'a> ChunkWriter<'a> {
         let term2id = term2id_entries(by_key, shared_keys);
         batch.write(Table::TermToId, term2id)
     }
-
-    /// Current values of counters (0 when absent); keys must be sorted.
-    fn existing_counters(
-        &self,
-        batch: &IngestBatch,
-        table: Table,
-        keys: impl Iterator<Item = Vec<u8>>,
-    ) -> Result<Vec<u64>, StoreError> {
-        let keys: Vec<Vec<u8>> = keys.collect();
-        let values = current_values(
-            self.database,
-            batch.staging(),
-            table,
-            self.store_had_quads,
-            || keys.iter(),
-            |v| Ok(decode_u64(v)?),
-        )?;
-        Ok(values.into_iter().map(Option::unwrap_or_default).collect())
-    }
 }
 
 /// Whether a term (a dictionary term or a blank node) was minted for the chunk written
@@ -423,27 +304,6 @@ fn minted_since(state: &WriterState, database: &Database) -> impl Fn(TermId) -> 
     let mark = state.id_mark();
     let numbering = database.blank_numbering();
     move |id: TermId| mark.is_newer(numbering, id)
-}
-
-/// The values of all `items`: `found` holds those of the items `known` keeps, in order; the
-/// others get `absent`.
-fn spread<I, T: Clone>(
-    items: &[I],
-    known: impl Fn(&I) -> bool,
-    found: Vec<T>,
-    absent: T,
-) -> Vec<T> {
-    let mut found = found.into_iter();
-    items
-        .iter()
-        .map(|item| {
-            if known(item) {
-                found.next().unwrap_or_else(|| absent.clone())
-            } else {
-                absent.clone()
-            }
-        })
-        .collect()
 }
 
 /// The `term2id` entries of a chunk's new terms, from their keys and ids in key order and the
@@ -487,16 +347,6 @@ struct SingledOut {
 struct NewTerms {
     terms: Vec<(TermId, Box<[u8]>)>,
     shared_keys: Vec<(Vec<u8>, Vec<TermId>)>,
-}
-
-/// Statistics that one index order yields from its sorted runs.
-#[derive(Default)]
-struct OrderStats {
-    deltas: Vec<(TermId, UsageDelta)>,
-    pairs: Vec<(TermId, TermId, u64)>,
-    classes: Vec<(TermId, u64)>,
-    graphs: Vec<TermId>,
-    subjects: Vec<TermId>,
 }
 
 /// Sorts the quads in one index order (in `buffer`, reused between orders to spare page

@@ -11,6 +11,7 @@
 
 mod bulk;
 mod chunk;
+mod counters;
 mod declared;
 mod encoder;
 mod ingest;

@@ -50,7 +50,11 @@ pub(super) fn sorted_by_key(mut terms: Vec<Pending>) -> Result<Vec<PendingTerm>,
         return Ok(keyed_and_sorted(terms));
     }
     let right = terms.split_off(terms.len() / 2);
-    let (left, right) = at_once(|| keyed_and_sorted(terms), || keyed_and_sorted(right))?;
+    let (left, right) = at_once(
+        "load-resolver",
+        || keyed_and_sorted(terms),
+        || keyed_and_sorted(right),
+    )?;
     let mut merged = Vec::with_capacity(left.len() + right.len());
     let mut right = right.into_iter().peekable();
     for term in left {
@@ -73,20 +77,21 @@ pub(super) fn on_two_threads<T: Sync, R: Send>(
         return work(items);
     }
     let (left, right) = items.split_at(items.len() / 2);
-    let (left, right) = at_once(|| work(left), || work(right))?;
+    let (left, right) = at_once("load-resolver", || work(left), || work(right))?;
     let mut results = left?;
     results.extend(right?);
     Ok(results)
 }
 
-/// Runs `left` on this thread and `right` on another at the same time.
-fn at_once<L, R: Send>(
+/// Runs `left` on this thread and `right` on another, named `name`, at the same time.
+pub(super) fn at_once<L, R: Send>(
+    name: &str,
     left: impl FnOnce() -> L,
     right: impl FnOnce() -> R + Send,
 ) -> Result<(L, R), StoreError> {
     std::thread::scope(|scope| {
         let right = std::thread::Builder::new()
-            .name("load-resolver".to_owned())
+            .name(name.to_owned())
             .spawn_scoped(scope, right)?;
         let left = left();
         let right = right

@@ -123,3 +123,24 @@ where
     }
     Ok(values)
 }
+
+/// The values of all `items`: `found` holds those of the items `known` keeps, in order; the
+/// others get `absent`.
+pub(super) fn spread<I, T: Clone>(
+    items: &[I],
+    known: impl Fn(&I) -> bool,
+    found: Vec<T>,
+    absent: T,
+) -> Vec<T> {
+    let mut found = found.into_iter();
+    items
+        .iter()
+        .map(|item| {
+            if known(item) {
+                found.next().unwrap_or_else(|| absent.clone())
+            } else {
+                absent.clone()
+            }
+        })
+        .collect()
+}
