@@ -22,6 +22,7 @@ pub mod rank;
 pub mod sparql;
 mod stats;
 mod store;
+mod threads;
 mod version;
 
 pub use crate::changes::{ChangeBatch, SequenceNumber};

@@ -21,6 +21,7 @@ use crate::kv::Table;
 use crate::quads::layout::GraphLayout;
 use crate::quads::reader::Reader;
 use crate::stats::UsageDelta;
+use crate::threads::with_helpers;
 use rustc_hash::FxHashSet;
 use std::sync::Mutex;
 
@@ -205,28 +206,11 @@ impl<'a> ChunkWriter<'a> {
             .map_or(1, |n| n.get())
             .max(2)
             - 1;
-        let mut orders = Vec::new();
-        std::thread::scope(|scope| -> Result<(), StoreError> {
-            let handles = (0..workers)
-                .map(|_| {
-                    std::thread::Builder::new()
-                        .name("load-sorter".to_owned())
-                        .spawn_scoped(scope, work)
-                })
-                .collect::<Result<Vec<_>, _>>()?;
-            let mine = self
-                .write_dictionary(batch, new_terms)
-                .and_then(|()| work());
-            for handle in handles {
-                orders.extend(
-                    handle
-                        .join()
-                        .unwrap_or_else(|e| std::panic::resume_unwind(e))?,
-                );
-            }
-            orders.extend(mine?);
-            Ok(())
+        let (mut orders, helped) = with_helpers("load-sorter", (0..workers).map(|_| work), || {
+            self.write_dictionary(batch, new_terms)?;
+            work()
         })?;
+        orders.extend(helped.into_iter().flatten());
         let counters = Counters {
             database,
             batch,

@@ -9,13 +9,13 @@
 //! for.
 
 use super::ingest::IngestBatch;
-use super::resolution::at_once;
 use super::staging::{current_values, spread};
 use crate::database::Database;
 use crate::encoding::TermId;
 use crate::error::StoreError;
 use crate::kv::Table;
 use crate::stats::{decode_u64, encode_u64, term_graph_key, TermUsage, UsageDelta};
+use crate::threads::at_once;
 
 /// Statistics that one index order yields from its sorted runs.
 #[derive(Default)]

@@ -24,6 +24,7 @@
 use super::table_file::{has_reached, KeyRange, TableFile};
 use crate::error::StoreError;
 use crate::kv::{ingest_options, open_merge_db, target_file_bytes, StoreOptions, Table};
+use crate::threads::with_helpers;
 use rocksdb::{DBRawIterator, IngestExternalFileOptions, Options, ReadOptions, SstFileWriter, DB};
 use std::cmp::Ordering;
 use std::fs;
@@ -86,22 +87,7 @@ pub(super) fn merge_tables(
         }
     };
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
-    std::thread::scope(|scope| -> Result<(), StoreError> {
-        let handles = (1..workers)
-            .map(|_| {
-                std::thread::Builder::new()
-                    .name("load-merger".to_owned())
-                    .spawn_scoped(scope, work)
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        let mine = work();
-        for handle in handles {
-            handle
-                .join()
-                .unwrap_or_else(|e| std::panic::resume_unwind(e))?;
-        }
-        mine
-    })?;
+    with_helpers("load-merger", (1..workers).map(|_| work), work)?;
     let mut merged = merged.into_inner().unwrap_or_else(|e| e.into_inner());
     merged.sort_by_key(|(table, _)| Table::ALL.iter().position(|t| t == table));
     Ok(merged

@@ -12,6 +12,7 @@ use crate::dictionary::{decode_ids, is_hashed_key, lookup_key};
 use crate::encoding::{TermId, TermKind};
 use crate::error::StoreError;
 use crate::kv::Table;
+use crate::threads::at_once;
 
 /// Fewest terms worth a second thread.
 const TWO_THREADS_FROM: usize = 1_024;
@@ -81,24 +82,6 @@ pub(super) fn on_two_threads<T: Sync, R: Send>(
     let mut results = left?;
     results.extend(right?);
     Ok(results)
-}
-
-/// Runs `left` on this thread and `right` on another, named `name`, at the same time.
-pub(super) fn at_once<L, R: Send>(
-    name: &str,
-    left: impl FnOnce() -> L,
-    right: impl FnOnce() -> R + Send,
-) -> Result<(L, R), StoreError> {
-    std::thread::scope(|scope| {
-        let right = std::thread::Builder::new()
-            .name(name.to_owned())
-            .spawn_scoped(scope, right)?;
-        let left = left();
-        let right = right
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        Ok((left, right))
-    })
 }
 
 /// What the dictionary has for a term: its id if listed, and the ids listed under its key

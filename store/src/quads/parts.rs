@@ -12,6 +12,7 @@ use crate::encoding::{EncodedQuad, Permutation};
 use crate::error::{CorruptionError, StoreError};
 use crate::kv::permutation_table;
 use crate::quads::reader::Reader;
+use crate::threads::with_helpers;
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -141,23 +142,11 @@ pub(crate) fn in_parallel<'a, T: Send>(
         }
     };
     let work = &work;
-    std::thread::scope(|scope| -> Result<(), StoreError> {
-        let handles = siblings
-            .into_iter()
-            .map(|sibling| {
-                std::thread::Builder::new()
-                    .name(thread_name.to_owned())
-                    .spawn_scoped(scope, move || work(&sibling))
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        let mine = work(reader);
-        for handle in handles {
-            handle
-                .join()
-                .unwrap_or_else(|e| std::panic::resume_unwind(e))?;
-        }
-        mine
-    })?;
+    with_helpers(
+        thread_name,
+        siblings.into_iter().map(|sibling| move || work(&sibling)),
+        || work(reader),
+    )?;
     done.into_inner()
         .unwrap_or_else(|e| e.into_inner())
         .into_iter()

@@ -44,6 +44,7 @@ use crate::load::TMP_PREFIX;
 use crate::quads::parts::part_count;
 use crate::quads::reader::Reader;
 use crate::stats::{decode_u64, encode_u64};
+use crate::threads::at_once;
 use links::{read_links, LinkGraph};
 use rocksdb::{IngestExternalFileOptions, SstFileWriter, WriteBatch};
 use std::fs;
@@ -163,19 +164,14 @@ fn iterate_with(
         let base = (1.0 - DAMPING) / nodes + DAMPING * dangling / nodes;
         next.fill(base);
         if half < sources {
-            std::thread::scope(|scope| -> Result<(), StoreError> {
-                let other = std::thread::Builder::new()
-                    .name("entity-rank".to_owned())
-                    .spawn_scoped(scope, || {
-                        theirs.fill(0.0);
-                        graph.spread(half..sources, &scores, &mut theirs);
-                    })?;
-                graph.spread(0..half, &scores, &mut next);
-                other
-                    .join()
-                    .unwrap_or_else(|e| std::panic::resume_unwind(e));
-                Ok(())
-            })?;
+            at_once(
+                "entity-rank",
+                || graph.spread(0..half, &scores, &mut next),
+                || {
+                    theirs.fill(0.0);
+                    graph.spread(half..sources, &scores, &mut theirs);
+                },
+            )?;
             for (mine, other) in next.iter_mut().zip(&theirs) {
                 *mine += other;
             }
