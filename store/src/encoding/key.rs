@@ -10,6 +10,15 @@ use super::TermId;
 /// Length of a quad key: four 8-byte ids.
 pub(crate) const QUAD_KEY_LEN: usize = 32;
 
+/// The first sixteen bytes of a key (zeros past its end) as a number: two keys whose numbers
+/// differ are in the same order as the numbers.
+pub(crate) fn prefix_number(key: &[u8]) -> u128 {
+    let mut bytes = [0_u8; 16];
+    let n = key.len().min(16);
+    bytes[..n].copy_from_slice(&key[..n]);
+    u128::from_be_bytes(bytes)
+}
+
 /// A quad as four term ids; the graph is [`TermId::DEFAULT_GRAPH`] for the default graph.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct EncodedQuad {

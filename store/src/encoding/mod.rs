@@ -7,7 +7,7 @@ mod term;
 
 pub(crate) use blank::{BlankNumbering, BLANK_NUMBER_LIMIT};
 pub use key::EncodedQuad;
-pub(crate) use key::{Permutation, QUAD_KEY_LEN};
+pub(crate) use key::{prefix_number, Permutation, QUAD_KEY_LEN};
 pub(crate) use term::{
     decode_term_bytes, encode_term_bytes, inline_id, is_string_literal_bytes,
     typed_literal_datatype,

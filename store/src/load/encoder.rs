@@ -46,7 +46,8 @@ pub(super) struct Encoder<'a> {
     rdf_type: Option<TermId>,
 }
 
-/// The quads of one chunk with final ids, and the dictionary terms new to the load.
+/// The quads of one chunk (with final ids once settled), and the dictionary terms new to the
+/// load.
 pub(super) struct EncodedChunk {
     /// Quads in input order, duplicates included; until [settled](Self::settle), a pending
     /// term of the chunk has its provisional id.

@@ -6,6 +6,8 @@
 //! they all share, then is sorted by the next sixteen bytes as an integer, held beside the key's
 //! index; only the keys that agree on those sixteen bytes as well go on to the next depth.
 
+use crate::encoding::prefix_number;
+
 /// Keys at most this many are sorted by comparing them whole.
 const SMALL_RUN: usize = 24;
 
@@ -97,11 +99,8 @@ fn shared_prefix(keys: &[Vec<u8>], run: &[u32], depth: usize) -> usize {
 }
 
 fn word(tail: &[u8], index: u32) -> Word {
-    let mut bytes = [0; 16];
-    let taken = tail.len().min(16);
-    bytes[..taken].copy_from_slice(&tail[..taken]);
     Word {
-        bytes: u128::from_be_bytes(bytes),
+        bytes: prefix_number(tail),
         left: u8::try_from(tail.len().min(17)).unwrap_or(17),
         index,
     }

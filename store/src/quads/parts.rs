@@ -8,7 +8,7 @@
 //! one state of the store.
 
 use crate::database::Database;
-use crate::encoding::{EncodedQuad, Permutation};
+use crate::encoding::{prefix_number, EncodedQuad, Permutation};
 use crate::error::{CorruptionError, StoreError};
 use crate::kv::permutation_table;
 use crate::quads::reader::Reader;
@@ -76,7 +76,7 @@ pub(crate) fn key_ranges(
     } else if let (Some((first, _, _)), Some(last)) =
         (files.first(), files.iter().map(|(_, end, _)| end).max())
     {
-        let (first, last) = (as_number(&prefix(first)), as_number(&prefix(last)));
+        let (first, last) = (prefix_number(&prefix(first)), prefix_number(&prefix(last)));
         let step = (last - first) / parts as u128;
         for share in 1..parts {
             let bound = (first + step * share as u128).to_be_bytes();
@@ -98,14 +98,6 @@ pub(crate) fn key_ranges(
     }
     ranges.push(KeyRange { start, end: None });
     Ok(ranges)
-}
-
-/// A key prefix of at most 16 bytes as a number with the same order.
-fn as_number(prefix: &[u8]) -> u128 {
-    let mut bytes = [0_u8; 16];
-    let n = prefix.len().min(16);
-    bytes[..n].copy_from_slice(&prefix[..n]);
-    u128::from_be_bytes(bytes)
 }
 
 /// Runs `job` on every range, on one thread per core (named `thread_name`), each with a
