@@ -374,13 +374,13 @@ fn write_order(
         &all
     };
     let table = permutation_table(permutation);
-    let entries = written.iter().map(|q| (permutation.key(q), []));
+    let keys = written.iter().map(|q| permutation.key(q));
     if permutation == Permutation::Spog {
         // A dump describes most subjects in one place: only the subject a chunk ends in and
         // the few used again later reach into an earlier chunk's files.
-        batch.write_by_age(table, entries, own_subject)?;
+        batch.write_by_age(table, keys.map(|key| (key, [])), own_subject)?;
     } else {
-        batch.write(table, entries)?;
+        batch.write_quad_keys(table, keys)?;
     }
     let mut stats = OrderStats::default();
     match permutation {

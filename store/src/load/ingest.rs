@@ -13,8 +13,9 @@
 //! load; if it dies before, the folder is just deleted and the store never saw the load.
 
 use super::merge::{merge_tables, NEVER_OVERLAPPING};
-use super::staging::Staging;
-use super::table_file::{file_options, leading_term, FileWriter, TableFile};
+use super::quad_run::{QuadKey, RunWriter};
+use super::staging::{is_staged, Staging};
+use super::table_file::{file_options, leading_term, FileFormat, FileWriter, TableFile};
 use crate::database::{Database, WriterState};
 use crate::encoding::{EncodedQuad, TermId, TermKind};
 use crate::error::{CorruptionError, StoreError};
@@ -108,6 +109,37 @@ impl IngestBatch {
             file.put(key.as_ref(), value.as_ref())?;
         }
         self.finish(file)
+    }
+
+    /// Writes a chunk's keys of the quad index `table` (in strictly increasing order, values
+    /// empty). In a load of several chunks, the orders no later chunk reads back are written
+    /// as runs of keys for the final merge (see `quad_run`), else as an SST file.
+    pub(crate) fn write_quad_keys(
+        &self,
+        table: Table,
+        keys: impl IntoIterator<Item = QuadKey>,
+    ) -> Result<(), StoreError> {
+        if !self.several_chunks || is_staged(table) {
+            return self.write(table, keys.into_iter().map(|key| (key, [])));
+        }
+        let index = self.next_file.fetch_add(1, Ordering::Relaxed);
+        let mut run =
+            RunWriter::create(&self.dir.join(format!("{index:03}-{}.run", table.name())))?;
+        for key in keys {
+            run.put(&key)?;
+        }
+        if let Some(path) = run.finish()? {
+            let file = TableFile {
+                table,
+                path,
+                format: FileFormat::QuadRun,
+            };
+            self.files
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push((index, file));
+        }
+        Ok(())
     }
 
     /// Writes a chunk's entries of `table`, whose keys begin with a term id (`entries` in
@@ -221,19 +253,21 @@ impl IngestBatch {
         self.staging = None;
         let mut files = std::mem::take(self.files.get_mut().unwrap_or_else(|e| e.into_inner()));
         files.sort_unstable_by_key(|(index, _)| *index);
-        let mut files: Vec<TableFile> = files.into_iter().map(|(_, file)| file).collect();
-        if self.several_chunks {
+        let files: Vec<TableFile> = files.into_iter().map(|(_, file)| file).collect();
+        let files = if self.several_chunks {
             // The staged copies are read no more; their disk goes to the merge.
             let staging = self.dir.join(STAGING);
             if staging.exists() {
                 fs::remove_dir_all(staging)?;
             }
-            files = merge_tables(&self.dir, files, &self.store_options)?;
-        }
+            merge_tables(&self.dir, files, &self.store_options)?
+        } else {
+            files.into_iter().map(|f| (f.table, f.path)).collect()
+        };
         let manifest = Manifest {
             state: state.clone(),
             last_commit_ms: now_ms(),
-            files: files.into_iter().map(|f| (f.table, f.path)).collect(),
+            files,
         };
         manifest.write(&self.dir)?;
         // The folder's entries too, before the record that makes the next open need them.

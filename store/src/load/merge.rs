@@ -14,6 +14,9 @@
 //! empty. Tables are merged by every core at once; each table's chunk files are deleted as
 //! soon as it is merged, so the disk holds the chunk files and one table's merge at a time.
 //!
+//! The index orders no later chunk reads back come as runs of keys instead (see `quad_run`):
+//! they are merged by a heap over plain buffered reads, without a scratch database.
+//!
 //! A file written in the store's own format (see `table_file`) is taken as it is when no
 //! other file of its table has a key within its range: `id2term`'s files, and the `spog`
 //! files of the subjects a chunk minted, which in a dump no other chunk adds to but for the
@@ -21,8 +24,9 @@
 //! files (the keys within their range that other files hold come from later chunks), and
 //! the merged files are cut wherever a file taken as it is lies between their keys.
 
-use super::table_file::{has_reached, KeyRange, TableFile};
-use crate::error::StoreError;
+use super::quad_run::merge_runs;
+use super::table_file::{has_reached, FileFormat, KeyRange, TableFile};
+use crate::error::{CorruptionError, StoreError};
 use crate::kv::{ingest_options, open_merge_db, target_file_bytes, StoreOptions, Table};
 use crate::threads::with_helpers;
 use rocksdb::{DBRawIterator, IngestExternalFileOptions, Options, ReadOptions, SstFileWriter, DB};
@@ -39,14 +43,14 @@ use std::sync::Mutex;
 /// disk (BSBM's texts compress far better with zstd).
 pub(super) const NEVER_OVERLAPPING: [Table; 1] = [Table::IdToTerm];
 
-/// Replaces the files of every table written more than once by non-overlapping files (see
-/// the module documentation). `files` come in the order written; a table's files stay
-/// together in the result.
+/// Replaces the files of every table written more than once, and every run of quad keys, by
+/// non-overlapping files in the store's format (see the module documentation). `files` come
+/// in the order written; a table's files stay together in the result.
 pub(super) fn merge_tables(
     dir: &Path,
     files: Vec<TableFile>,
     options: &StoreOptions,
-) -> Result<Vec<TableFile>, StoreError> {
+) -> Result<Vec<(Table, PathBuf)>, StoreError> {
     let mut by_table: Vec<(Table, Vec<TableFile>)> = Vec::new();
     for file in files {
         match by_table.iter_mut().find(|(t, _)| *t == file.table) {
@@ -58,7 +62,7 @@ pub(super) fn merge_tables(
     let to_merge = |files: &[TableFile]| -> u64 {
         files
             .iter()
-            .filter(|f| f.final_range.is_none())
+            .filter(|f| f.format.is_always_merged())
             .map(|f| fs::metadata(&f.path).map_or(0, |m| m.len()))
             .sum()
     };
@@ -75,7 +79,12 @@ pub(super) fn merge_tables(
             let Some((_, table, files)) = job else {
                 return Ok(());
             };
-            let out = if files.len() == 1 {
+            let out = if files
+                .iter()
+                .any(|f| matches!(f.format, FileFormat::QuadRun))
+            {
+                merge_run_table(dir, table, files, options)?
+            } else if files.len() == 1 {
                 files.into_iter().map(|f| f.path).collect()
             } else {
                 merge_table(dir, table, files, options)?
@@ -92,13 +101,7 @@ pub(super) fn merge_tables(
     merged.sort_by_key(|(table, _)| Table::ALL.iter().position(|t| t == table));
     Ok(merged
         .into_iter()
-        .flat_map(|(table, paths)| {
-            paths.into_iter().map(move |path| TableFile {
-                table,
-                path,
-                final_range: None,
-            })
-        })
+        .flat_map(|(table, paths)| paths.into_iter().map(move |path| (table, path)))
         .collect())
 }
 
@@ -124,9 +127,10 @@ fn merge_table(
     let mut chunk_files = Vec::new();
     let mut finals = Vec::new();
     for file in files {
-        match file.final_range {
-            Some(range) => finals.push((range, file.path)),
-            None => chunk_files.push(file.path),
+        match file.format {
+            FileFormat::Final(range) => finals.push((range, file.path)),
+            FileFormat::ChunkSst => chunk_files.push(file.path),
+            FileFormat::QuadRun => return Err(mixed_formats(table)),
         }
     }
     let newer_path = dir.join(format!("merge-{}", table.name()));
@@ -148,16 +152,7 @@ fn merge_table(
     let older = scratch_with(&older_path, table, options, &older_files)?;
 
     let writer_options = ingest_options(table, options)?;
-    let mut out = Output {
-        dir,
-        table,
-        options: &writer_options,
-        target: target_file_bytes(table),
-        cuts: cuts.into_iter().peekable(),
-        written: Vec::new(),
-        writer: None,
-        puts: 0,
-    };
+    let mut out = Output::new(dir, table, &writer_options, cuts);
     let mut newer_scan = Scan::new(newer.as_ref(), chunk_files.len());
     let mut older_scan = Scan::new(older.as_ref(), older_files.len());
     loop {
@@ -194,6 +189,41 @@ fn merge_table(
         }
     }
     Ok(taken)
+}
+
+/// Merges the runs of quad keys of one table (see `quad_run`) into files in `dir` in the
+/// store's format, and deletes the runs. Returns the files written.
+fn merge_run_table(
+    dir: &Path,
+    table: Table,
+    files: Vec<TableFile>,
+    options: &StoreOptions,
+) -> Result<Vec<PathBuf>, StoreError> {
+    let mut runs = Vec::with_capacity(files.len());
+    for file in files {
+        match file.format {
+            FileFormat::QuadRun => runs.push(file.path),
+            FileFormat::ChunkSst | FileFormat::Final(_) => return Err(mixed_formats(table)),
+        }
+    }
+    let writer_options = ingest_options(table, options)?;
+    let mut out = Output::new(dir, table, &writer_options, Vec::new());
+    merge_runs(&runs, |key| out.put(key, &[]))?;
+    let written = out.finish()?;
+    for run in runs {
+        fs::remove_file(run)?;
+    }
+    Ok(written)
+}
+
+/// The error of a table whose files are partly runs of keys and partly SST files, which a
+/// load never writes (a load writes runs for all of its chunks or for none).
+fn mixed_formats(table: Table) -> StoreError {
+    CorruptionError::msg(format!(
+        "the load wrote both runs of keys and SST files for {}",
+        table.name()
+    ))
+    .into()
 }
 
 /// Which of a table's files in the store's format (`finals`, with their key ranges) must be
@@ -325,7 +355,20 @@ struct Output<'a> {
     puts: u64,
 }
 
-impl Output<'_> {
+impl<'a> Output<'a> {
+    fn new(dir: &'a Path, table: Table, options: &'a Options, cuts: Vec<Vec<u8>>) -> Self {
+        Self {
+            dir,
+            table,
+            options,
+            target: target_file_bytes(table),
+            cuts: cuts.into_iter().peekable(),
+            written: Vec::new(),
+            writer: None,
+            puts: 0,
+        }
+    }
+
     fn put(&mut self, key: &[u8], value: &[u8]) -> Result<(), StoreError> {
         let mut passed = false;
         while self.cuts.next_if(|cut| cut.as_slice() < key).is_some() {

@@ -19,6 +19,7 @@ mod input;
 mod key_sort;
 mod lines;
 mod merge;
+mod quad_run;
 mod resolution;
 mod staging;
 mod statements;

@@ -39,6 +39,11 @@ const STAGED_TABLES: [Table; 7] = [
 /// the CPU of a load of 35 M quads (see docs/benchmarks.md, Session 36).
 const SELDOM_MERGED: [Table; 2] = [Table::IdToTerm, Table::Spog];
 
+/// Whether later chunks read `table`'s staged values.
+pub(crate) fn is_staged(table: Table) -> bool {
+    STAGED_TABLES.contains(&table)
+}
+
 /// The staging database of one load.
 pub(crate) struct Staging {
     db: DB,
@@ -59,7 +64,7 @@ impl Staging {
     /// Adds a copy of one written file, if later chunks read its table. Files must come in
     /// the order they were written: a later file's values replace an earlier one's.
     pub(crate) fn add(&self, table: Table, file: &Path) -> Result<(), StoreError> {
-        if !STAGED_TABLES.contains(&table) {
+        if !is_staged(table) {
             return Ok(());
         }
         // A copy, not a link: ingestion writes its sequence number into the file it takes,

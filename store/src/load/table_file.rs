@@ -2,7 +2,8 @@
 //! them: whether a file is in the store's own format, and then which keys it spans.
 //!
 //! A load of several chunks writes most of its files for the merge at its end (LZ4, to be
-//! read once and rewritten; see `merge`). A file in the store's own format (compressed for
+//! read once and rewritten; see `merge`), and the index orders no later chunk reads back as
+//! sorted runs of keys (see `quad_run`). A file in the store's own format (compressed for
 //! the last level) can instead be taken as it is, when no other file of its table has a key
 //! within its range: `id2term`'s files, whose ids follow the last chunk's, and the `spog`
 //! files of the subjects a chunk minted (see `IngestBatch::write_by_age`).
@@ -17,9 +18,25 @@ use std::path::{Path, PathBuf};
 pub(super) struct TableFile {
     pub(super) table: Table,
     pub(super) path: PathBuf,
-    /// Set for a file in the store's own format: the first and last keys it holds. The
-    /// others (a chunk's files for the merge) are always merged.
-    pub(super) final_range: Option<KeyRange>,
+    pub(super) format: FileFormat,
+}
+
+/// What a load's file is, which decides how the final merge treats it.
+pub(super) enum FileFormat {
+    /// An SST file written for the merge (LZ4), always merged.
+    ChunkSst,
+    /// An SST file in the store's own format, holding the keys of a range: taken as it is
+    /// unless another file has a key within the range.
+    Final(KeyRange),
+    /// A sorted run of quad index keys (see `quad_run`), always merged.
+    QuadRun,
+}
+
+impl FileFormat {
+    /// Whether the merge rewrites every file of this format.
+    pub(super) fn is_always_merged(&self) -> bool {
+        !matches!(self, Self::Final(_))
+    }
 }
 
 /// The first and last key of a file, both included.
@@ -139,7 +156,10 @@ impl<'a> FileWriter<'a> {
         Ok(Some(TableFile {
             table: self.table,
             path: self.path,
-            final_range: self.range,
+            format: match self.range {
+                Some(range) => FileFormat::Final(range),
+                None => FileFormat::ChunkSst,
+            },
         }))
     }
 }
