@@ -14,9 +14,11 @@ use super::staging::Staging;
 use crate::database::{Database, WriterState};
 use crate::encoding::{encode_term_bytes, inline_id, EncodedQuad, TermId, TermKind};
 use crate::error::StoreError;
+use hashbrown::hash_table::{Entry, HashTable};
 use oxrdf::vocab::rdf;
 use oxrdf::{GraphNameRef, NamedOrBlankNodeRef, Quad, TermRef};
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxBuildHasher, FxHashMap};
+use std::hash::BuildHasher;
 
 /// Longest term kept in the cache of known terms: longer ones are mostly text literals,
 /// which seldom recur, and would crowd out the IRIs that do.
@@ -30,7 +32,7 @@ pub(super) struct Encoder<'a> {
     /// Terms whose final ids are known, kept while used (see [`KnownTerms`]).
     known: KnownTerms,
     /// This chunk's terms not in `known`: their provisional index and the kind of id they get.
-    pending: FxHashMap<Box<[u8]>, (u32, TermKind)>,
+    pending: TermTable<(u32, TermKind)>,
     pending_bytes: usize,
     blanks: FxHashMap<String, TermId>,
     quads: Vec<EncodedQuad>,
@@ -77,7 +79,7 @@ impl<'a> Encoder<'a> {
         Self {
             database,
             known: KnownTerms::new(known_budget),
-            pending: FxHashMap::default(),
+            pending: TermTable::default(),
             pending_bytes: 0,
             blanks: FxHashMap::default(),
             quads: Vec::new(),
@@ -153,17 +155,19 @@ impl<'a> Encoder<'a> {
             return id;
         }
         encode_term_bytes(term, &mut self.buffer);
+        let hash = term_hash(&self.buffer);
         if self.buffer.len() <= MAX_CACHED_TERM {
-            if let Some(id) = self.known.get(&self.buffer) {
+            if let Some(id) = self.known.get(hash, &self.buffer) {
                 return id;
             }
         }
-        if let Some((index, _)) = self.pending.get(self.buffer.as_slice()) {
+        if let Some((index, _)) = self.pending.get(hash, &self.buffer) {
             return provisional(*index);
         }
         let index = u32::try_from(self.pending.len()).unwrap_or(u32::MAX);
         self.pending_bytes += self.buffer.len() + TERM_OVERHEAD;
         self.pending.insert(
+            hash,
             self.buffer.clone().into_boxed_slice(),
             (index, TermKind::of_dictionary_term(term)),
         );
@@ -176,7 +180,7 @@ impl<'a> Encoder<'a> {
     /// written.
     pub(super) fn sorted_pending(&mut self) -> Result<Vec<PendingTerm>, StoreError> {
         self.pending_bytes = 0;
-        sorted_by_key(self.pending.drain().collect())
+        sorted_by_key(self.pending.drain())
     }
 
     /// Resolves the chunk's `pending` terms (from [`sorted_pending`](Self::sorted_pending))
@@ -268,14 +272,80 @@ impl EncodedChunk {
     }
 }
 
+/// The hash of a term's dictionary bytes in the encoder's tables.
+fn term_hash(bytes: &[u8]) -> u64 {
+    FxBuildHasher.hash_one(bytes)
+}
+
+/// Terms by their dictionary bytes, each kept with its hash: a term met in the input is
+/// hashed once, however many tables it is looked up in (the young and old generations of
+/// the known terms, then the pending ones), and never again when a table grows.
+struct TermTable<V> {
+    entries: HashTable<(u64, Box<[u8]>, V)>,
+}
+
+impl<V> Default for TermTable<V> {
+    fn default() -> Self {
+        Self {
+            entries: HashTable::new(),
+        }
+    }
+}
+
+impl<V> TermTable<V> {
+    fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    fn get(&self, hash: u64, bytes: &[u8]) -> Option<&V> {
+        self.entries
+            .find(hash, |(_, key, _)| **key == *bytes)
+            .map(|(_, _, value)| value)
+    }
+
+    fn remove(&mut self, hash: u64, bytes: &[u8]) -> Option<(Box<[u8]>, V)> {
+        let found = self.entries.find_entry(hash, |(_, key, _)| **key == *bytes);
+        found.ok().map(|entry| {
+            let ((_, key, value), _) = entry.remove();
+            (key, value)
+        })
+    }
+
+    /// Adds a term, or gives a term already there its new value.
+    fn insert(&mut self, hash: u64, bytes: Box<[u8]>, value: V) {
+        match self.entries.entry(
+            hash,
+            |(_, key, _)| **key == *bytes,
+            |(stored, _, _)| *stored,
+        ) {
+            Entry::Occupied(mut entry) => entry.get_mut().2 = value,
+            Entry::Vacant(entry) => {
+                entry.insert((hash, bytes, value));
+            }
+        }
+    }
+
+    fn clear(&mut self) {
+        self.entries.clear();
+    }
+
+    /// Takes every term out, leaving the table's memory for the next ones.
+    fn drain(&mut self) -> Vec<(Box<[u8]>, V)> {
+        self.entries
+            .drain()
+            .map(|(_, key, value)| (key, value))
+            .collect()
+    }
+}
+
 /// A cache of terms with their ids in two generations: terms go into the young one; when
 /// it fills half the budget it becomes the old one and the previous old one is dropped, and
 /// a term found in the old generation moves back to the young one. So the terms that keep
 /// being used (predicates, classes, often linked entities) stay, and terms met once (most
 /// literals) leave within two generations, in bounded memory.
 struct KnownTerms {
-    young: FxHashMap<Box<[u8]>, TermId>,
-    old: FxHashMap<Box<[u8]>, TermId>,
+    young: TermTable<TermId>,
+    old: TermTable<TermId>,
     young_bytes: usize,
     generation_budget: usize,
 }
@@ -283,23 +353,28 @@ struct KnownTerms {
 impl KnownTerms {
     fn new(budget: usize) -> Self {
         Self {
-            young: FxHashMap::default(),
-            old: FxHashMap::default(),
+            young: TermTable::default(),
+            old: TermTable::default(),
             young_bytes: 0,
             generation_budget: budget / 2,
         }
     }
 
-    fn get(&mut self, bytes: &[u8]) -> Option<TermId> {
-        if let Some(id) = self.young.get(bytes) {
+    /// The id of the term with `bytes` (hashed to `hash`), if known.
+    fn get(&mut self, hash: u64, bytes: &[u8]) -> Option<TermId> {
+        if let Some(id) = self.young.get(hash, bytes) {
             return Some(*id);
         }
-        let (bytes, id) = self.old.remove_entry(bytes)?;
-        self.insert(bytes, id);
+        let (bytes, id) = self.old.remove(hash, bytes)?;
+        self.insert_hashed(hash, bytes, id);
         Some(id)
     }
 
     fn insert(&mut self, bytes: Box<[u8]>, id: TermId) {
+        self.insert_hashed(term_hash(&bytes), bytes, id);
+    }
+
+    fn insert_hashed(&mut self, hash: u64, bytes: Box<[u8]>, id: TermId) {
         let cost = bytes.len() + TERM_OVERHEAD;
         if cost > self.generation_budget {
             return;
@@ -311,11 +386,74 @@ impl KnownTerms {
             self.young_bytes = 0;
         }
         self.young_bytes += cost;
-        self.young.insert(bytes, id);
+        self.young.insert(hash, bytes, id);
     }
 }
 
 /// The provisional id of a chunk's pending term: a transient id, which no stored quad has.
 fn provisional(index: u32) -> TermId {
     TermId::new(TermKind::Transient, u64::from(index))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use std::collections::HashMap;
+
+    fn id(n: u64) -> TermId {
+        TermId::new(TermKind::Iri, n)
+    }
+
+    proptest! {
+        /// The table does what a map of bytes does, whatever collisions the keys' hashes have.
+        #[test]
+        fn a_term_table_is_a_map_of_bytes(
+            operations in prop::collection::vec(
+                (0u8..3, prop::collection::vec(0u8..4, 0..4), 0u64..100),
+                0..300,
+            )
+        ) {
+            let mut table = TermTable::default();
+            let mut model: HashMap<Vec<u8>, u64> = HashMap::new();
+            for (operation, bytes, value) in operations {
+                let hash = term_hash(&bytes);
+                match operation {
+                    0 => {
+                        table.insert(hash, bytes.clone().into_boxed_slice(), value);
+                        model.insert(bytes, value);
+                    }
+                    1 => {
+                        let removed = table.remove(hash, &bytes).map(|(k, v)| (k.to_vec(), v));
+                        prop_assert_eq!(removed, model.remove_entry(&bytes));
+                    }
+                    _ => prop_assert_eq!(table.get(hash, &bytes), model.get(&bytes)),
+                }
+                prop_assert_eq!(table.len(), model.len());
+            }
+            let mut drained: Vec<(Vec<u8>, u64)> =
+                table.drain().into_iter().map(|(k, v)| (k.to_vec(), v)).collect();
+            drained.sort_unstable();
+            let mut expected: Vec<(Vec<u8>, u64)> = model.into_iter().collect();
+            expected.sort_unstable();
+            prop_assert_eq!(drained, expected);
+            prop_assert_eq!(table.len(), 0);
+        }
+    }
+
+    #[test]
+    fn known_terms_keep_what_is_used_again_and_drop_what_is_not() {
+        // Room for about four 10-byte terms a generation.
+        let mut known = KnownTerms::new(2 * 4 * (10 + TERM_OVERHEAD));
+        let term = |n: u64| format!("I{n:09}").into_bytes();
+        let get = |known: &mut KnownTerms, n: u64| known.get(term_hash(&term(n)), &term(n));
+        known.insert(term(0).into_boxed_slice(), id(0));
+        for n in 1..20 {
+            known.insert(term(n).into_boxed_slice(), id(n));
+            // Term 0 is used with every new term: it keeps moving back to the young one.
+            assert_eq!(get(&mut known, 0), Some(id(0)), "after {n}");
+        }
+        assert_eq!(get(&mut known, 19), Some(id(19)));
+        assert_eq!(get(&mut known, 1), None, "met once, long ago");
+    }
 }

@@ -121,6 +121,8 @@ pub(crate) fn in_parallel<'a, T: Send>(
     let next = AtomicUsize::new(0);
     let done: Mutex<Vec<Option<T>>> = Mutex::new(ranges.iter().map(|_| None).collect());
     let work = |reader: &Reader<'a>| -> Result<(), StoreError> {
+        // The helpers' scans too (`Reader::new` quiets only the thread it runs on).
+        crate::kv::quiet_perf_counters();
         loop {
             let i = next.fetch_add(1, Ordering::Relaxed);
             let Some(range) = ranges.get(i) else {
