@@ -122,22 +122,21 @@ impl IngestBatch {
         if !self.several_chunks || is_staged(table) {
             return self.write(table, keys.into_iter().map(|key| (key, [])));
         }
-        let index = self.next_file.fetch_add(1, Ordering::Relaxed);
-        let mut run =
-            RunWriter::create(&self.dir.join(format!("{index:03}-{}.run", table.name())))?;
+        let (index, path) = self.next_file(table, "run");
+        let mut run = RunWriter::create(&path)?;
         for key in keys {
             run.put(&key)?;
         }
         if let Some(path) = run.finish()? {
-            let file = TableFile {
-                table,
-                path,
-                format: FileFormat::QuadRun,
-            };
-            self.files
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .push((index, file));
+            let format = FileFormat::QuadRun;
+            self.list(
+                index,
+                TableFile {
+                    table,
+                    path,
+                    format,
+                },
+            );
         }
         Ok(())
     }
@@ -204,21 +203,34 @@ impl IngestBatch {
         options: &'o rocksdb::Options,
         is_final: bool,
     ) -> Result<FileWriter<'o>, StoreError> {
-        let index = self.next_file.fetch_add(1, Ordering::Relaxed);
-        let path = self.dir.join(format!("{index:03}-{}.sst", table.name()));
+        let (index, path) = self.next_file(table, "sst");
         FileWriter::create(table, index, &path, options, is_final)
+    }
+
+    /// The number and path of the load's next file, of `table`, named with `extension`.
+    fn next_file(&self, table: Table, extension: &str) -> (usize, PathBuf) {
+        let index = self.next_file.fetch_add(1, Ordering::Relaxed);
+        let path = self
+            .dir
+            .join(format!("{index:03}-{}.{extension}", table.name()));
+        (index, path)
     }
 
     /// Finishes a file and lists it, unless it is empty.
     fn finish(&self, file: FileWriter<'_>) -> Result<(), StoreError> {
         let index = file.index();
         if let Some(written) = file.finish()? {
-            self.files
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .push((index, written));
+            self.list(index, written);
         }
         Ok(())
+    }
+
+    /// Lists a written file, the load's `index`th.
+    fn list(&self, index: usize, file: TableFile) {
+        self.files
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((index, file));
     }
 
     /// Makes the files written since the last call readable to the chunks still to come (see
