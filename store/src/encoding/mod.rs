@@ -10,6 +10,6 @@ pub use key::EncodedQuad;
 pub(crate) use key::{prefix_number, Permutation, QUAD_KEY_LEN};
 pub(crate) use term::{
     decode_term_bytes, encode_term_bytes, inline_id, is_string_literal_bytes,
-    typed_literal_datatype,
+    typed_literal_datatype, IRI_TAG,
 };
 pub use term::{TermId, TermKind};

@@ -227,6 +227,9 @@ pub(crate) fn inline_id(term: TermRef<'_>) -> Option<TermId> {
     }
 }
 
+/// The tag byte before an IRI's text in its dictionary form.
+pub(crate) const IRI_TAG: u8 = b'I';
+
 /// The dictionary form of a term: a tag byte, then the parts of the term.
 ///
 /// Languages and datatypes come before the lexical value and end with a zero byte (neither can
@@ -235,7 +238,7 @@ pub(crate) fn encode_term_bytes(term: TermRef<'_>, out: &mut Vec<u8>) {
     out.clear();
     match term {
         TermRef::NamedNode(n) => {
-            out.push(b'I');
+            out.push(IRI_TAG);
             out.extend_from_slice(n.as_str().as_bytes());
         }
         TermRef::BlankNode(b) => {
@@ -286,7 +289,7 @@ pub(crate) fn decode_term_bytes(bytes: &[u8]) -> Option<Term> {
         Some((text(&b[..zero])?, text(&b[zero + 1..])?))
     };
     Some(match tag {
-        b'I' => NamedNode::new_unchecked(text(rest)?).into(),
+        IRI_TAG => NamedNode::new_unchecked(text(rest)?).into(),
         b'B' => BlankNode::new_unchecked(text(rest)?).into(),
         b'S' => Literal::new_simple_literal(text(rest)?).into(),
         b'L' => {

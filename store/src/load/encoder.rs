@@ -12,7 +12,7 @@
 use super::resolution::{on_two_threads, sorted_by_key, Lookup, PendingTerm};
 use super::staging::Staging;
 use crate::database::{Database, WriterState};
-use crate::encoding::{encode_term_bytes, inline_id, EncodedQuad, TermId, TermKind};
+use crate::encoding::{encode_term_bytes, inline_id, EncodedQuad, TermId, TermKind, IRI_TAG};
 use crate::error::StoreError;
 use hashbrown::hash_table::{Entry, HashTable};
 use oxrdf::vocab::rdf;
@@ -154,18 +154,29 @@ impl<'a> Encoder<'a> {
         if let Some(id) = inline_id(term) {
             return id;
         }
-        encode_term_bytes(term, &mut self.buffer);
-        let hash = term_hash(&self.buffer);
-        if self.buffer.len() <= MAX_CACHED_TERM {
-            if let Some(id) = self.known.get(hash, &self.buffer) {
+        // An IRI (most terms) is looked up by its text; other terms by their bytes.
+        let probe = match term {
+            TermRef::NamedNode(iri) => Probe::Iri(iri.as_str()),
+            _ => {
+                encode_term_bytes(term, &mut self.buffer);
+                Probe::Bytes(&self.buffer)
+            }
+        };
+        let hash = probe.hash();
+        let len = probe.len();
+        if len <= MAX_CACHED_TERM {
+            if let Some(id) = self.known.get(hash, probe) {
                 return id;
             }
         }
-        if let Some((index, _)) = self.pending.get(hash, &self.buffer) {
+        if let Some((index, _)) = self.pending.get(hash, probe) {
             return provisional(*index);
         }
+        if matches!(probe, Probe::Iri(_)) {
+            encode_term_bytes(term, &mut self.buffer);
+        }
         let index = u32::try_from(self.pending.len()).unwrap_or(u32::MAX);
-        self.pending_bytes += self.buffer.len() + TERM_OVERHEAD;
+        self.pending_bytes += len + TERM_OVERHEAD;
         self.pending.insert(
             hash,
             self.buffer.clone().into_boxed_slice(),
@@ -272,9 +283,53 @@ impl EncodedChunk {
     }
 }
 
-/// The hash of a term's dictionary bytes in the encoder's tables.
+/// The hash of a term's dictionary bytes in the encoder's tables: of its tag and the rest
+/// apart, so that an IRI's is had from its text without the tagged copy.
 fn term_hash(bytes: &[u8]) -> u64 {
-    FxBuildHasher.hash_one(bytes)
+    match bytes.split_first() {
+        Some((tag, rest)) => tagged_hash(*tag, rest),
+        None => tagged_hash(0, &[]),
+    }
+}
+
+fn tagged_hash(tag: u8, rest: &[u8]) -> u64 {
+    FxBuildHasher.hash_one((tag, rest))
+}
+
+/// A term looked up in the encoder's tables: its dictionary bytes, or an IRI's text, which
+/// is compared with the stored bytes in place rather than copied into bytes of its own.
+#[derive(Clone, Copy)]
+enum Probe<'a> {
+    Bytes(&'a [u8]),
+    Iri(&'a str),
+}
+
+impl Probe<'_> {
+    /// The length of the term's dictionary bytes.
+    fn len(self) -> usize {
+        match self {
+            Self::Bytes(bytes) => bytes.len(),
+            Self::Iri(iri) => iri.len() + 1,
+        }
+    }
+
+    /// [`term_hash`] of the term's dictionary bytes.
+    fn hash(self) -> u64 {
+        match self {
+            Self::Bytes(bytes) => term_hash(bytes),
+            Self::Iri(iri) => tagged_hash(IRI_TAG, iri.as_bytes()),
+        }
+    }
+
+    /// Whether `stored` are the term's dictionary bytes.
+    fn matches(self, stored: &[u8]) -> bool {
+        match self {
+            Self::Bytes(bytes) => stored == bytes,
+            Self::Iri(iri) => stored
+                .split_first()
+                .is_some_and(|(tag, rest)| *tag == IRI_TAG && rest == iri.as_bytes()),
+        }
+    }
 }
 
 /// Terms by their dictionary bytes, each kept with its hash: a term met in the input is
@@ -297,14 +352,16 @@ impl<V> TermTable<V> {
         self.entries.len()
     }
 
-    fn get(&self, hash: u64, bytes: &[u8]) -> Option<&V> {
+    fn get(&self, hash: u64, probe: Probe<'_>) -> Option<&V> {
         self.entries
-            .find(hash, |(_, key, _)| **key == *bytes)
+            .find(hash, |(_, key, _)| probe.matches(key))
             .map(|(_, _, value)| value)
     }
 
-    fn remove(&mut self, hash: u64, bytes: &[u8]) -> Option<(Box<[u8]>, V)> {
-        let found = self.entries.find_entry(hash, |(_, key, _)| **key == *bytes);
+    fn remove(&mut self, hash: u64, probe: Probe<'_>) -> Option<(Box<[u8]>, V)> {
+        let found = self
+            .entries
+            .find_entry(hash, |(_, key, _)| probe.matches(key));
         found.ok().map(|entry| {
             let ((_, key, value), _) = entry.remove();
             (key, value)
@@ -360,12 +417,12 @@ impl KnownTerms {
         }
     }
 
-    /// The id of the term with `bytes` (hashed to `hash`), if known.
-    fn get(&mut self, hash: u64, bytes: &[u8]) -> Option<TermId> {
-        if let Some(id) = self.young.get(hash, bytes) {
+    /// The id of the term `probe` (hashed to `hash`), if known.
+    fn get(&mut self, hash: u64, probe: Probe<'_>) -> Option<TermId> {
+        if let Some(id) = self.young.get(hash, probe) {
             return Some(*id);
         }
-        let (bytes, id) = self.old.remove(hash, bytes)?;
+        let (bytes, id) = self.old.remove(hash, probe)?;
         self.insert_hashed(hash, bytes, id);
         Some(id)
     }
@@ -424,10 +481,12 @@ mod tests {
                         model.insert(bytes, value);
                     }
                     1 => {
-                        let removed = table.remove(hash, &bytes).map(|(k, v)| (k.to_vec(), v));
+                        let removed = table
+                            .remove(hash, Probe::Bytes(&bytes))
+                            .map(|(k, v)| (k.to_vec(), v));
                         prop_assert_eq!(removed, model.remove_entry(&bytes));
                     }
-                    _ => prop_assert_eq!(table.get(hash, &bytes), model.get(&bytes)),
+                    _ => prop_assert_eq!(table.get(hash, Probe::Bytes(&bytes)), model.get(&bytes)),
                 }
                 prop_assert_eq!(table.len(), model.len());
             }
@@ -442,11 +501,36 @@ mod tests {
     }
 
     #[test]
+    fn an_iri_is_found_by_its_text_as_by_its_bytes() {
+        let iri = oxrdf::NamedNode::new("http://example.org/a").expect("IRI");
+        let mut bytes = Vec::new();
+        encode_term_bytes(iri.as_ref().into(), &mut bytes);
+        let by_text = Probe::Iri(iri.as_str());
+        assert_eq!(by_text.hash(), Probe::Bytes(&bytes).hash());
+        assert_eq!(by_text.len(), bytes.len());
+        assert!(by_text.matches(&bytes));
+        let mut literal = Vec::new();
+        encode_term_bytes(
+            oxrdf::Literal::new_simple_literal(iri.as_str())
+                .as_ref()
+                .into(),
+            &mut literal,
+        );
+        assert!(!by_text.matches(&literal));
+        let mut table = TermTable::default();
+        table.insert(term_hash(&bytes), bytes.into_boxed_slice(), 7);
+        assert_eq!(table.get(by_text.hash(), by_text), Some(&7));
+    }
+
+    #[test]
     fn known_terms_keep_what_is_used_again_and_drop_what_is_not() {
         // Room for about four 10-byte terms a generation.
         let mut known = KnownTerms::new(2 * 4 * (10 + TERM_OVERHEAD));
         let term = |n: u64| format!("I{n:09}").into_bytes();
-        let get = |known: &mut KnownTerms, n: u64| known.get(term_hash(&term(n)), &term(n));
+        let get = |known: &mut KnownTerms, n: u64| {
+            let bytes = term(n);
+            known.get(term_hash(&bytes), Probe::Bytes(&bytes))
+        };
         known.insert(term(0).into_boxed_slice(), id(0));
         for n in 1..20 {
             known.insert(term(n).into_boxed_slice(), id(n));
