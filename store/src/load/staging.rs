@@ -17,7 +17,7 @@ use crate::database::Database;
 use crate::error::StoreError;
 use crate::kv::{multi_get, open_staging_db, StoreOptions, Table};
 use rocksdb::{ColumnFamily, IngestExternalFileOptions, ReadOptions, DB};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The tables whose staged values later chunks read.
 const STAGED_TABLES: [Table; 7] = [
@@ -47,6 +47,8 @@ pub(crate) fn is_staged(table: Table) -> bool {
 /// The staging database of one load.
 pub(crate) struct Staging {
     db: DB,
+    /// Its folder.
+    dir: PathBuf,
 }
 
 impl Staging {
@@ -58,22 +60,37 @@ impl Staging {
         };
         Ok(Self {
             db: open_staging_db(path, &options, &SELDOM_MERGED)?,
+            dir: path.to_owned(),
         })
     }
 
-    /// Adds a copy of one written file, if later chunks read its table. Files must come in
-    /// the order they were written: a later file's values replace an earlier one's.
+    /// Adds one written file, if later chunks read its table. Files must come in the order
+    /// they were written: a later file's values replace an earlier one's.
+    ///
+    /// The database takes a copy, not a link: its ingestion writes its sequence number into
+    /// the file it takes, and a file with one cannot be ingested again (RocksDB 7.9 refuses
+    /// a sequence number that differs from the one it would assign). The copy is made by the
+    /// kernel (`copy_file_range`, through `std::fs::copy`) and then moved in, rather than
+    /// read and written again through RocksDB's buffers on the chunk writer's thread.
     pub(crate) fn add(&self, table: Table, file: &Path) -> Result<(), StoreError> {
         if !is_staged(table) {
             return Ok(());
         }
-        // A copy, not a link: ingestion writes its sequence number into the file it takes,
-        // and the original must stay as written for the store's own ingestion.
+        let name = file
+            .file_name()
+            .ok_or_else(|| std::io::Error::other("a load's file without a name"))?;
+        let copy = self.dir.join(name);
+        std::fs::copy(file, &copy)?;
+        // Moved, the copy becomes the database's own file and its name here goes.
         let mut options = IngestExternalFileOptions::default();
-        options.set_move_files(false);
-        self.db
-            .ingest_external_file_cf_opts(self.cf(table), &options, vec![file])?;
-        Ok(())
+        options.set_move_files(true);
+        let ingested = self
+            .db
+            .ingest_external_file_cf_opts(self.cf(table), &options, vec![&copy]);
+        if ingested.is_err() {
+            let _ = std::fs::remove_file(&copy);
+        }
+        Ok(ingested?)
     }
 
     /// The staged value of one key.
