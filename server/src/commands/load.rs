@@ -48,6 +48,7 @@ pub(super) fn load(args: LoadArgs) -> anyhow::Result<()> {
     let mut loader = BulkLoader::new(&store)
         .with_parse_options(options)
         .with_memory_budget(budget)
+        .with_entity_rank(true)
         .on_progress(move |p| reporter.update(p));
     if let Some(max) = args.max_errors {
         loader = loader.with_max_errors(max);
@@ -83,7 +84,9 @@ pub(super) fn load(args: LoadArgs) -> anyhow::Result<()> {
             println!("  … and {unlisted} more");
         }
     }
-    super::rank::compute(&store)?;
+    if let Some(rank) = &report.rank {
+        println!("{}", super::rank::describe(rank));
+    }
     if let Some(settings) = text_index {
         super::load_index::build(&store, &args.data.data, settings)?;
     }
@@ -110,6 +113,7 @@ struct LogState {
     tenth: u64,
     quads_at_tenth: u64,
     elapsed_at_tenth: Duration,
+    phase: &'static str,
 }
 
 impl Reporter {
@@ -131,6 +135,7 @@ impl Reporter {
                 tenth: 0,
                 quads_at_tenth: 0,
                 elapsed_at_tenth: Duration::ZERO,
+                phase: "",
             }),
         }
     }
@@ -175,8 +180,12 @@ impl Reporter {
                     last.quads_at_tenth = progress.quads;
                     last.elapsed_at_tenth = progress.elapsed;
                 }
-                if last.at.elapsed() >= Duration::from_secs(5) || progress.phase == "done" {
+                // A line every few seconds, and at each step after the reading.
+                let next_step = progress.phase != last.phase
+                    && matches!(progress.phase, "ingesting" | "ranking entities" | "done");
+                if last.at.elapsed() >= Duration::from_secs(5) || next_step {
                     last.at = Instant::now();
+                    last.phase = progress.phase;
                     let left = progress
                         .bytes_total
                         .filter(|_| {

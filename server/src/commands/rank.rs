@@ -28,16 +28,20 @@ pub(super) fn compute(store: &Store) -> anyhow::Result<()> {
 
 /// One line on a computation of the entity rank.
 pub(crate) fn describe(report: &RankReport) -> String {
+    let read = if report.links_shared {
+        "read with the distinct counts".to_owned()
+    } else {
+        format!("read {:.2} s", ms_to_s(report.read_ms))
+    };
     format!(
         "entity rank: {} entities, {} links from {} quads; {} iterations (residual {:.1e}); \
-         read {:.2} s, iterate {:.2} s, write {:.2} s; {} MiB of memory; {} entities marked \
+         {read}, iterate {:.2} s, write {:.2} s; {} MiB of memory; {} entities marked \
          for re-indexing",
         report.entities,
         report.links,
         report.quads,
         report.iterations,
         report.residual,
-        ms_to_s(report.read_ms),
         ms_to_s(report.iterate_ms),
         ms_to_s(report.write_ms),
         report.memory_bytes.div_ceil(1 << 20),

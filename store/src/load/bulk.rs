@@ -23,8 +23,9 @@ use crate::encoding::EncodedQuad;
 use crate::error::StoreError;
 use crate::kv::Table;
 use crate::quads::writer::Transaction;
+use crate::rank::{self, RankReport};
 use oxrdf::Quad;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::sync_channel;
 use std::sync::Arc;
 use std::thread::{Scope, ScopedJoinHandle};
@@ -81,6 +82,9 @@ pub struct LoadReport {
     /// `Store::record_prefixes`) in the same ingest as the load's quads, or in a commit of
     /// their own when the load added nothing.
     pub prefixes_recorded: usize,
+    /// The entity rank computed after the load, when asked for
+    /// ([`BulkLoader::with_entity_rank`]).
+    pub rank: Option<RankReport>,
 }
 
 type ProgressFn = Box<dyn Fn(&LoadProgress) + Send + Sync>;
@@ -93,6 +97,7 @@ pub struct BulkLoader<'a> {
     memory_budget: usize,
     max_errors: Option<u64>,
     progress: Option<ProgressFn>,
+    rank: bool,
 }
 
 impl<'a> BulkLoader<'a> {
@@ -106,6 +111,7 @@ impl<'a> BulkLoader<'a> {
             memory_budget: DEFAULT_LOAD_BUDGET,
             max_errors: None,
             progress: None,
+            rank: false,
         }
     }
 
@@ -138,6 +144,15 @@ impl<'a> BulkLoader<'a> {
         self
     }
 
+    /// Computes the entity rank (see [`crate::rank`]) once the load is committed, reported in
+    /// [`LoadReport::rank`] (off by default). After a load of many quads, whose distinct
+    /// counts are recounted from the indexes, the rank's links are read in the same pass
+    /// over `spog`, sparing it a scan of its own (2.7 s at 35 M quads).
+    pub fn with_entity_rank(mut self, rank: bool) -> Self {
+        self.rank = rank;
+        self
+    }
+
     /// A callback called about ten times a second with the load's progress.
     pub fn on_progress(mut self, callback: impl Fn(&LoadProgress) + Send + Sync + 'static) -> Self {
         self.progress = Some(Box::new(callback));
@@ -162,6 +177,7 @@ impl<'a> BulkLoader<'a> {
         let bytes_read = Arc::new(AtomicU64::new(0));
         let mut report = LoadReport::default();
         let mut declared = Vec::new();
+        let mut links = None;
         let after = std::thread::scope(|scope| -> Result<WriterState, StoreError> {
             let mut chunks = Chunks {
                 writer: ChunkWriter::new(self.database, &state),
@@ -282,12 +298,13 @@ impl<'a> BulkLoader<'a> {
                 files.write(Table::Prefixes, prefixes)?;
                 self.report_progress(&report, &bytes_read, bytes_total, start, "ingesting");
                 let ingest_start = Instant::now();
-                files.commit(self.database, &after)?;
+                links = files.commit(self.database, &after, self.rank)?;
                 report.ingesting = ingest_start.elapsed();
                 declared.clear();
             }
             Ok(after)
         })?;
+        let committed = after.sequence;
         *state = after;
         drop(state);
         if !declared.is_empty() {
@@ -298,6 +315,15 @@ impl<'a> BulkLoader<'a> {
             transaction.commit()?;
         }
         report.elapsed = start.elapsed();
+        if self.rank {
+            self.report_progress(&report, &bytes_read, bytes_total, start, "ranking entities");
+            // Nothing stops a load's rank but an error.
+            let stop = AtomicBool::new(false);
+            report.rank = match links {
+                Some(links) => rank::compute_from(self.database, &links, committed, &stop)?,
+                None => rank::compute(self.database, &stop)?,
+            };
+        }
         self.report_progress(&report, &bytes_read, bytes_total, start, "done");
         Ok(report)
     }

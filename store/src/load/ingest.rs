@@ -21,6 +21,7 @@ use crate::encoding::{EncodedQuad, TermId, TermKind};
 use crate::error::{CorruptionError, StoreError};
 use crate::kv::{meta_key, target_file_bytes, StoreOptions, Table};
 use crate::quads::distinct::LoadedQuads;
+use crate::rank::ReadLinks;
 use crate::stats::encode_u64;
 use rocksdb::{IngestExternalFileOptions, WriteBatch};
 use std::fs;
@@ -256,12 +257,15 @@ impl IngestBatch {
     }
 
     /// Ingests every file in the order written and sets the writer counters to `state`, as
-    /// one recoverable step.
+    /// one recoverable step. With `links`, a recount of the distinct counts from the
+    /// indexes (see [`distinct`](crate::quads::distinct)) also reads the entity rank's
+    /// links, and gives them back.
     pub(crate) fn commit(
         mut self,
         database: &Database,
         state: &WriterState,
-    ) -> Result<(), StoreError> {
+        links: bool,
+    ) -> Result<Option<ReadLinks>, StoreError> {
         self.staging = None;
         let mut files = std::mem::take(self.files.get_mut().unwrap_or_else(|e| e.into_inner()));
         files.sort_unstable_by_key(|(index, _)| *index);
@@ -311,12 +315,19 @@ impl IngestBatch {
             )));
         }
         write_counters(database, &self.dir, &manifest)?;
-        match distinct_changes {
-            Some(batch) => database.write(batch, &database.write_options())?,
-            None => crate::quads::distinct::rebuild(database)?,
-        }
+        let read_links = match distinct_changes {
+            Some(batch) => {
+                database.write(batch, &database.write_options())?;
+                None
+            }
+            None if links => Some(crate::quads::distinct::rebuild_with_links(database)?),
+            None => {
+                crate::quads::distinct::rebuild(database)?;
+                None
+            }
+        };
         database.publish_sequence(state.sequence);
-        Ok(())
+        Ok(read_links)
     }
 }
 
@@ -629,9 +640,8 @@ mod tests {
         }
         state.sequence += 1;
         simulate_crash_after_next_ingest(&path);
-        batch
-            .commit(&database, &state)
-            .expect_err("the simulated crash");
+        let crashed = batch.commit(&database, &state, false);
+        assert!(crashed.is_err(), "the simulated crash");
         for file in &files {
             assert!(!file.exists(), "{} was moved in", file.display());
             fs::rename(kept(file), file).expect("rename");

@@ -46,6 +46,7 @@ use crate::quads::reader::Reader;
 use crate::stats::{decode_u64, encode_u64};
 use crate::threads::at_once;
 use links::{read_links, LinkGraph};
+pub(crate) use links::{LinkReader, ReadLinks};
 use rocksdb::{IngestExternalFileOptions, SstFileWriter, WriteBatch};
 use std::fs;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -84,8 +85,11 @@ pub struct RankReport {
     pub residual: f64,
     /// Bytes the link graph and scores took in memory (the estimate the module documents).
     pub memory_bytes: u64,
-    /// Milliseconds reading the links.
+    /// Milliseconds reading the links (0 when another pass read them: `links_shared`).
     pub read_ms: u64,
+    /// Whether the links were read by the distinct counts' pass over `spog` after a bulk load
+    /// rather than by a scan of the rank's own.
+    pub links_shared: bool,
     /// Milliseconds iterating.
     pub iterate_ms: u64,
     /// Milliseconds storing the scores.
@@ -203,10 +207,39 @@ pub(crate) fn compute(
         return Ok(None);
     };
     drop(reader);
-    report.memory_bytes = graph.memory_bytes();
     report.read_ms = elapsed_ms(started);
+    rank_links(database, &graph, report, stop)
+}
+
+/// [`compute`] from the links of the store as of commit `sequence`, read by another scan of
+/// `spog` (see [`LinkReader`]).
+pub(crate) fn compute_from(
+    database: &Database,
+    links: &ReadLinks,
+    sequence: SequenceNumber,
+    stop: &AtomicBool,
+) -> Result<Option<RankReport>, StoreError> {
+    let report = RankReport {
+        sequence,
+        quads: links.quads,
+        links_shared: true,
+        ..RankReport::default()
+    };
+    rank_links(database, &links.graph, report, stop)
+}
+
+/// Iterates over the link `graph` and stores the scores; `report` has the reading's figures.
+fn rank_links(
+    database: &Database,
+    graph: &LinkGraph,
+    mut report: RankReport,
+    stop: &AtomicBool,
+) -> Result<Option<RankReport>, StoreError> {
+    report.links = graph.targets.len() as u64;
+    report.entities = graph.nodes.len() as u64;
+    report.memory_bytes = graph.memory_bytes();
     let iterating = Instant::now();
-    let Some(scores) = iterate(&graph, stop, &mut report)? else {
+    let Some(scores) = iterate(graph, stop, &mut report)? else {
         return Ok(None);
     };
     report.iterate_ms = elapsed_ms(iterating);

@@ -2,6 +2,7 @@
 //! (without the `entity_rank` and `prefixes` tables).
 
 use crate::support::{bulk_load, dump, read_only_options, write_input, TempStore};
+use lodestone_store::load::BulkLoader;
 use lodestone_store::{Store, StoreError, TermId, FORMAT_VERSION};
 use oxrdf::NamedNodeRef;
 use std::path::Path;
@@ -76,6 +77,101 @@ fn links_rank_entities_and_the_scores_average_one() {
         .compute_entity_rank(&AtomicBool::new(true))
         .expect("rank")
         .is_none());
+}
+
+/// Links among a few hundred IRIs, with literals and blank nodes between them, in N-Triples.
+fn web_of_links() -> String {
+    let mut text = String::new();
+    let mut x = 7_u64;
+    for s in 0..300_u64 {
+        for _ in 0..(s % 4) {
+            x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            let o = (x >> 33) % 400;
+            text.push_str(&format!(
+                "<http://e.org/n{s}> <http://e.org/cites> <http://e.org/n{o}> .\n"
+            ));
+        }
+        text.push_str(&format!(
+            "<http://e.org/n{s}> <http://e.org/name> \"n{s}\" .\n"
+        ));
+        text.push_str(&format!(
+            "_:b{s} <http://e.org/about> <http://e.org/n{s}> .\n"
+        ));
+    }
+    text
+}
+
+#[test]
+fn a_load_ranks_from_the_links_its_distinct_recount_read_as_a_scan_of_its_own_would() {
+    let text = web_of_links();
+    let stores = [TempStore::new(), TempStore::new()];
+    let inputs: Vec<_> = stores
+        .iter()
+        .map(|store| write_input(store.scratch(), "web.nt", text.as_bytes()))
+        .collect();
+    // In several chunks, so that the merged store is what the recount reads.
+    let ranked = BulkLoader::new(&stores[0])
+        .with_chunk_quads(200)
+        .with_entity_rank(true)
+        .load(&inputs[..1])
+        .expect("load")
+        .rank
+        .expect("a rank");
+    assert!(
+        ranked.links_shared,
+        "an empty store's load recounts its distinct pairs"
+    );
+    let plain = BulkLoader::new(&stores[1])
+        .with_chunk_quads(200)
+        .load(&inputs[1..])
+        .expect("load");
+    assert!(plain.rank.is_none());
+    let own_scan = stores[1]
+        .compute_entity_rank(&AtomicBool::new(false))
+        .expect("rank")
+        .expect("not stopped");
+    assert_eq!(
+        (
+            ranked.quads,
+            ranked.links,
+            ranked.entities,
+            ranked.iterations,
+            ranked.marked
+        ),
+        (
+            own_scan.quads,
+            own_scan.links,
+            own_scan.entities,
+            own_scan.iterations,
+            own_scan.marked
+        )
+    );
+    assert!(ranked.links > 300, "{}", ranked.links);
+    assert_eq!(ranked.sequence, own_scan.sequence);
+    let state = stores[0].entity_rank_state().expect("state");
+    assert_eq!(state.sequence, Some(stores[0].sequence()));
+    // Every subject has a name, so is a term of both stores.
+    for n in 0..300 {
+        let iri = format!("http://e.org/n{n}");
+        assert_eq!(rank(&stores[0], &iri), rank(&stores[1], &iri), "{iri}");
+    }
+    // A small load into a store with quads moves the distinct counts instead of recounting
+    // them: the rank reads its links itself, and sees the new ones.
+    let more = write_input(
+        stores[0].scratch(),
+        "more.nt",
+        b"<http://e.org/new> <http://e.org/cites> <http://e.org/n1> .\n",
+    );
+    let again = BulkLoader::new(&stores[0])
+        .with_entity_rank(true)
+        .load(&[more])
+        .expect("load")
+        .rank
+        .expect("a rank");
+    assert!(!again.links_shared);
+    assert_eq!(again.links, ranked.links + 1);
+    let state = stores[0].entity_rank_state().expect("state");
+    assert_eq!(state.sequence, Some(stores[0].sequence()));
 }
 
 /// Turns a closed store back into format 4: no `entity_rank` or `prefixes` table, version 4.

@@ -5,7 +5,8 @@
 //! `gspo` counts subjects per named graph. Each pass is cut into key ranges that never split
 //! what it counts (a subject's quads, a (predicate, object) run, a (graph, subject) run), one
 //! per core (see `quads::parts`): the parts' counts add up to those of one scan. After a load of 35 M quads into an
-//! empty store, the single scan was 14 s with one core busy.
+//! empty store, the single scan was 14 s with one core busy. After a bulk load the `spog`
+//! pass also reads the entity rank's links, which the load ranks next.
 
 use super::class_predicates::ClassRebuild;
 use super::{is_entity, rdf_type_id, Distinct};
@@ -15,6 +16,7 @@ use crate::error::StoreError;
 use crate::kv::{meta_key, Table};
 use crate::quads::parts::{in_parallel, key_ranges, part_count, scan, KeyRange};
 use crate::quads::reader::Reader;
+use crate::rank::{LinkReader, ReadLinks};
 use crate::stats::encode_u64;
 use rocksdb::WriteBatch;
 use rustc_hash::FxHashMap;
@@ -34,22 +36,36 @@ const ID_BYTES: usize = 8;
 /// upgrade of an older store and after a bulk load into an empty store or of many quads.
 /// Holds no lock: the caller makes sure nothing writes meanwhile.
 pub(crate) fn rebuild(database: &Database) -> Result<(), StoreError> {
+    rebuild_reading(database, false).map(drop)
+}
+
+/// [`rebuild`], which also reads the entity rank's links in its pass over `spog`, as the rank
+/// would in a scan of its own (see [`LinkReader`]).
+pub(crate) fn rebuild_with_links(database: &Database) -> Result<ReadLinks, StoreError> {
+    let links = rebuild_reading(database, true)?;
+    ReadLinks::from_parts(links)
+}
+
+/// [`rebuild`]; with `links`, the links each part of `spog` holds, in key order.
+fn rebuild_reading(database: &Database, links: bool) -> Result<Vec<LinkReader>, StoreError> {
     let rdf_type = rdf_type_id(database)?;
     let cut_in = part_count();
     let reader = Reader::new(database, None);
     let mut counts = Counts::default();
     let mut classes = ClassRebuild::default();
     let mut subjects: Vec<TermId> = Vec::new();
+    let mut part_links = Vec::new();
 
     // Subject-first order: a change of (subject, predicate) or (subject, type, class) is a
     // new distinct pair. The parts come back in key order, so the subjects stay sorted.
     let parts = key_ranges(database, Permutation::Spog, ID_BYTES, cut_in)?;
     for part in in_parallel(&reader, &parts, THREAD, |reader, range| {
-        subject_part(reader, range, rdf_type)
+        subject_part(reader, range, rdf_type, links)
     })? {
         add_counts(&mut counts, part.counts);
         classes.absorb(part.classes);
         subjects.extend(part.subjects);
+        part_links.extend(part.links);
     }
     let typed = classes.typed();
     let parts = key_ranges(database, Permutation::Posg, 2 * ID_BYTES, cut_in)?;
@@ -78,7 +94,7 @@ pub(crate) fn rebuild(database: &Database) -> Result<(), StoreError> {
     }
     batch.delete_cf(database.cf(Table::Meta), meta_key::DISTINCT_STATS_STALE);
     database.write(batch, &database.write_options())?;
-    Ok(())
+    Ok(part_links)
 }
 
 /// What one part of the `spog` pass found.
@@ -86,20 +102,29 @@ struct SubjectPart {
     counts: Counts,
     classes: ClassRebuild,
     subjects: Vec<TermId>,
+    /// The part's links, when asked for.
+    links: Option<LinkReader>,
 }
 
 fn subject_part(
     reader: &Reader<'_>,
     range: &KeyRange,
     rdf_type: Option<TermId>,
+    links: bool,
 ) -> Result<SubjectPart, StoreError> {
     let mut part = SubjectPart {
         counts: Counts::default(),
         classes: ClassRebuild::default(),
         subjects: Vec::new(),
+        links: links.then(LinkReader::default),
     };
     let mut last: Option<EncodedQuad> = None;
     scan(reader, Permutation::Spog, range, |q| {
+        if let Some(links) = &mut part.links {
+            if links.visit(&q).is_break() {
+                return ControlFlow::Break(());
+            }
+        }
         part.classes.subject_quad(&q, rdf_type);
         if last.is_none_or(|l| l.subject != q.subject) {
             part.subjects.push(q.subject);
@@ -126,6 +151,9 @@ fn subject_part(
         ControlFlow::Continue(())
     })?;
     part.classes.end_of_subjects();
+    if let Some(links) = &mut part.links {
+        links.check()?;
+    }
     Ok(part)
 }
 
