@@ -320,11 +320,7 @@ impl IngestBatch {
                 database.write(batch, &database.write_options())?;
                 None
             }
-            None if links => Some(crate::quads::distinct::rebuild_with_links(database)?),
-            None => {
-                crate::quads::distinct::rebuild(database)?;
-                None
-            }
+            None => crate::quads::distinct::rebuild_reading_links(database, links)?,
         };
         database.publish_sequence(state.sequence);
         Ok(read_links)

@@ -37,7 +37,7 @@ use crate::quads::reader::Reader;
 use crate::stats::{decode_u64, encode_u64};
 use class_predicates::ClassChanges;
 use oxrdf::vocab::rdf;
-pub(crate) use rebuild::{rebuild, rebuild_with_links};
+pub(crate) use rebuild::{rebuild, rebuild_reading_links};
 use rocksdb::{ReadOptions, WriteBatch};
 use rustc_hash::FxHashMap;
 

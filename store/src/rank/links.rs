@@ -2,7 +2,7 @@
 //! rows grouped by source, read from `spog` on every core.
 
 use super::node_set::NodeSet;
-use super::{RankReport, DAMPING, TWO_THREADS_FROM_LINKS};
+use super::{DAMPING, TWO_THREADS_FROM_LINKS};
 use crate::database::Database;
 use crate::encoding::{EncodedQuad, Permutation, TermId, TermKind};
 use crate::error::{CorruptionError, StoreError};
@@ -127,8 +127,7 @@ pub(super) fn read_links(
     reader: &Reader<'_>,
     parts: usize,
     stop: &AtomicBool,
-    report: &mut RankReport,
-) -> Result<Option<LinkGraph>, StoreError> {
+) -> Result<Option<ReadLinks>, StoreError> {
     let ranges = parts::key_ranges(database, Permutation::Spog, SUBJECT_BYTES, parts)?;
     let parts = parts::in_parallel(reader, &ranges, "entity-rank", |reader, range| {
         read_part(reader, range, stop)
@@ -136,9 +135,7 @@ pub(super) fn read_links(
     let Some(parts) = parts.into_iter().collect::<Option<Vec<_>>>() else {
         return Ok(None);
     };
-    let links = ReadLinks::from_parts(parts)?;
-    report.quads += links.quads;
-    Ok(Some(links.graph))
+    ReadLinks::from_parts(parts).map(Some)
 }
 
 /// The links of the subjects of one part of `spog`; `None` if `stop` was set meanwhile.
@@ -156,7 +153,6 @@ fn read_part(
         }
         links.visit(&quad)
     })?;
-    links.check()?;
     Ok((!stopped).then_some(links))
 }
 
@@ -175,7 +171,7 @@ pub(crate) struct LinkReader {
 
 impl LinkReader {
     /// Takes the next quad in `spog` order; `Break` when the graph can take no more links
-    /// (the error comes from [`LinkReader::check`]).
+    /// (the error comes from [`ReadLinks::from_parts`]).
     pub(crate) fn visit(&mut self, quad: &EncodedQuad) -> ControlFlow<()> {
         self.quads += 1;
         let (s, p, o) = (quad.subject, quad.predicate, quad.object);
@@ -205,7 +201,7 @@ impl LinkReader {
     }
 
     /// The error that ended the reading, if one did.
-    pub(crate) fn check(&mut self) -> Result<(), StoreError> {
+    fn check(&mut self) -> Result<(), StoreError> {
         self.failed.take().map_or(Ok(()), Err)
     }
 }
@@ -299,13 +295,9 @@ pub(super) mod tests {
         let (_dir, database) = crate::quads::parts::tests::loaded(&text);
         let reader = Reader::new(&database, None);
         let stop = AtomicBool::new(false);
-        let (mut one, mut four) = (RankReport::default(), RankReport::default());
-        let whole = read_links(&database, &reader, 1, &stop, &mut one)
-            .unwrap()
-            .unwrap();
-        let parts = read_links(&database, &reader, 4, &stop, &mut four)
-            .unwrap()
-            .unwrap();
+        let one = read_links(&database, &reader, 1, &stop).unwrap().unwrap();
+        let four = read_links(&database, &reader, 4, &stop).unwrap().unwrap();
+        let (whole, parts) = (&one.graph, &four.graph);
         assert_eq!(
             parts::key_ranges(&database, Permutation::Spog, SUBJECT_BYTES, 4)
                 .unwrap()

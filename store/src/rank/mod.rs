@@ -199,16 +199,19 @@ pub(crate) fn compute(
     database: &Database,
     stop: &AtomicBool,
 ) -> Result<Option<RankReport>, StoreError> {
-    let mut report = RankReport::default();
     let started = Instant::now();
     let reader = Reader::new(database, None);
-    report.sequence = reader.sequence()?;
-    let Some(graph) = read_links(database, &reader, part_count(), stop, &mut report)? else {
+    let sequence = reader.sequence()?;
+    let Some(links) = read_links(database, &reader, part_count(), stop)? else {
         return Ok(None);
     };
     drop(reader);
-    report.read_ms = elapsed_ms(started);
-    rank_links(database, &graph, report, stop)
+    let report = RankReport {
+        sequence,
+        read_ms: elapsed_ms(started),
+        ..RankReport::default()
+    };
+    rank_links(database, &links, report, stop)
 }
 
 /// [`compute`] from the links of the store as of commit `sequence`, read by another scan of
@@ -221,20 +224,22 @@ pub(crate) fn compute_from(
 ) -> Result<Option<RankReport>, StoreError> {
     let report = RankReport {
         sequence,
-        quads: links.quads,
         links_shared: true,
         ..RankReport::default()
     };
-    rank_links(database, &links.graph, report, stop)
+    rank_links(database, links, report, stop)
 }
 
-/// Iterates over the link `graph` and stores the scores; `report` has the reading's figures.
+/// Iterates over the `links` and stores the scores; `report` has the commit they are of and
+/// how they were read.
 fn rank_links(
     database: &Database,
-    graph: &LinkGraph,
+    links: &ReadLinks,
     mut report: RankReport,
     stop: &AtomicBool,
 ) -> Result<Option<RankReport>, StoreError> {
+    let graph = &links.graph;
+    report.quads = links.quads;
     report.links = graph.targets.len() as u64;
     report.entities = graph.nodes.len() as u64;
     report.memory_bytes = graph.memory_bytes();

@@ -36,14 +36,17 @@ const ID_BYTES: usize = 8;
 /// upgrade of an older store and after a bulk load into an empty store or of many quads.
 /// Holds no lock: the caller makes sure nothing writes meanwhile.
 pub(crate) fn rebuild(database: &Database) -> Result<(), StoreError> {
-    rebuild_reading(database, false).map(drop)
+    rebuild_reading_links(database, false).map(drop)
 }
 
-/// [`rebuild`], which also reads the entity rank's links in its pass over `spog`, as the rank
-/// would in a scan of its own (see [`LinkReader`]).
-pub(crate) fn rebuild_with_links(database: &Database) -> Result<ReadLinks, StoreError> {
-    let links = rebuild_reading(database, true)?;
-    ReadLinks::from_parts(links)
+/// [`rebuild`]; with `links`, its pass over `spog` also reads the entity rank's links, as the
+/// rank would in a scan of its own (see [`LinkReader`]), and gives them back.
+pub(crate) fn rebuild_reading_links(
+    database: &Database,
+    links: bool,
+) -> Result<Option<ReadLinks>, StoreError> {
+    let parts = rebuild_reading(database, links)?;
+    links.then(|| ReadLinks::from_parts(parts)).transpose()
 }
 
 /// [`rebuild`]; with `links`, the links each part of `spog` holds, in key order.
@@ -151,9 +154,6 @@ fn subject_part(
         ControlFlow::Continue(())
     })?;
     part.classes.end_of_subjects();
-    if let Some(links) = &mut part.links {
-        links.check()?;
-    }
     Ok(part)
 }
 
