@@ -78,9 +78,10 @@ impl Staging {
     /// sequence number, so the link is safe; should the database want to give it one all the
     /// same, the ingestion is refused before anything is written (`allow_global_seqno`) and
     /// the file is copied instead. The copies are made by the kernel (`copy_file_range`,
-    /// through `std::fs::copy`) and then moved in. A copy of every `id2term` file, which
-    /// holds every new term's bytes but is read only for the rare long term an earlier
-    /// chunk minted, was a fifth of the chunk writer's time at the end of a 35 M-quad load.
+    /// through `std::fs::copy`) and then moved in. When every file was copied, the copies
+    /// were a fifth of the chunk writer's time at the end of a 35 M-quad load; `id2term`'s
+    /// (every new term's bytes, read only for the rare long term an earlier chunk minted)
+    /// are links now.
     pub(crate) fn add(&self, table: Table, file: &Path, apart: bool) -> Result<(), StoreError> {
         if !is_staged(table) {
             return Ok(());
