@@ -244,7 +244,7 @@ impl IngestBatch {
         }
         if let Some(staging) = &self.staging {
             for (_, file) in files.iter().filter(|(i, _)| *i >= self.staged_below) {
-                staging.add(file.table, &file.path, !file.format.is_always_merged())?;
+                staging.add(file)?;
             }
         }
         self.staged_below = self.next_file.load(Ordering::Relaxed);

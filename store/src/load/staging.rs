@@ -15,6 +15,7 @@
 //! a chunk ends in or takes from earlier chunks, the keyed dictionary and the counters. The
 //! links cost none until the staging database merges them.
 
+use super::table_file::{FileFormat, TableFile};
 use crate::database::Database;
 use crate::error::StoreError;
 use crate::kv::{multi_get, open_staging_db, StoreOptions, Table};
@@ -67,9 +68,8 @@ impl Staging {
     }
 
     /// Adds one written file, if later chunks read its table. Files must come in the order
-    /// they were written: a later file's values replace an earlier one's. `apart` says the
-    /// file was written to hold keys no other file of its table holds (see
-    /// `table_file::FileFormat::Final`).
+    /// they were written: a later file's values replace an earlier one's. A file written
+    /// apart holds keys no other file of its table holds (see `FileFormat::Final`).
     ///
     /// A file apart is linked in when the database can take it as it is. Any other file is
     /// copied: the database's ingestion writes its sequence number into a file whose keys
@@ -82,7 +82,8 @@ impl Staging {
     /// were a fifth of the chunk writer's time at the end of a 35 M-quad load; `id2term`'s
     /// (every new term's bytes, read only for the rare long term an earlier chunk minted)
     /// are links now.
-    pub(crate) fn add(&self, table: Table, file: &Path, apart: bool) -> Result<(), StoreError> {
+    pub(super) fn add(&self, written: &TableFile) -> Result<(), StoreError> {
+        let (table, file) = (written.table, &written.path);
         if !is_staged(table) {
             return Ok(());
         }
@@ -90,7 +91,7 @@ impl Staging {
             .file_name()
             .ok_or_else(|| std::io::Error::other("a load's file without a name"))?;
         let staged = self.dir.join(name);
-        if apart {
+        if matches!(written.format, FileFormat::Final(_)) {
             std::fs::hard_link(file, &staged)?;
             if self.ingest(table, &staged, false).is_ok() {
                 return Ok(());
@@ -195,7 +196,7 @@ pub(super) fn spread<I, T: Clone>(
 mod tests {
     use super::*;
     use crate::kv::StoreOptions;
-    use crate::load::table_file::{file_options, FileWriter, TableFile};
+    use crate::load::table_file::{file_options, FileWriter};
     use std::os::unix::fs::MetadataExt;
 
     fn write(dir: &Path, index: usize, table: Table, entries: &[(&str, &str)]) -> TableFile {
@@ -227,7 +228,7 @@ mod tests {
         // number for it, so it must get a copy.
         let reaching = write(dir, 2, table, &[("b", "3"), ("e", "3")]);
         for file in [&first, &second, &reaching] {
-            staging.add(table, &file.path, true).expect("staged");
+            staging.add(file).expect("staged");
         }
         let links = |file: &TableFile| std::fs::metadata(&file.path).expect("metadata").nlink();
         assert_eq!((links(&first), links(&second)), (2, 2), "linked");
