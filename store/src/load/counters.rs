@@ -1,7 +1,9 @@
 //! The counters a chunk adds to — how often each term is used (`term_stats`), in which
 //! graphs (`term_graph`), how many instances each class has (`class_stats`) — from the runs
 //! each index order yields once sorted (see `chunk::write_order`), added to the values the
-//! store and the staged chunks hold.
+//! store and the staged chunks hold; or, in a load of several chunks into an empty store,
+//! the chunk's own counts of use and of terms in graphs, which the final merge sums (see
+//! `counter_run`).
 //!
 //! Each order's runs come sorted by term, so a chunk's runs are merged rather than sorted
 //! again, and the graph pairs and the term usage are looked up and written on two threads:
@@ -62,22 +64,11 @@ impl Counters<'_> {
             graphs.extend(order.graphs);
             subjects.extend(order.subjects);
         }
-        let (entered, usage) = at_once(
-            "load-counters",
-            || self.write_term_graph(pair_runs, minted),
-            || self.usage(delta_runs, minted),
-        )?;
-        let (mut usage, mut stored) = usage?;
-        self.add_entered_graphs(&mut usage, &mut stored, &entered?)?;
-        self.batch.write(
-            Table::TermStats,
-            usage.iter().zip(stored).map(|((t, d), u)| {
-                let mut u = u.unwrap_or_default();
-                u.apply(d);
-                (t.to_be_bytes(), u.encode())
-            }),
-        )?;
-
+        if self.batch.sums_counters() {
+            self.write_counts(pair_runs, delta_runs)?;
+        } else {
+            self.write_totals(pair_runs, delta_runs, minted)?;
+        }
         let old = self.existing_counters(
             Table::ClassStats,
             classes.iter().map(|(c, _)| c.to_be_bytes().to_vec()),
@@ -92,6 +83,62 @@ impl Counters<'_> {
         Ok((graphs, subjects))
     }
 
+    /// Writes the chunk's own counts of use and of terms in graphs, which the final merge sums
+    /// (see `counter_run`), on two threads.
+    fn write_counts(
+        &self,
+        pair_runs: Vec<Vec<(TermId, TermId, u64)>>,
+        delta_runs: Vec<Vec<(TermId, UsageDelta)>>,
+    ) -> Result<(), StoreError> {
+        let (pairs, usage) = at_once(
+            "load-counters",
+            || {
+                let pairs = merged_pairs(pair_runs);
+                self.batch.write_counts(
+                    Table::TermGraph,
+                    pairs.iter().map(|(t, g, n)| (term_graph_key(*t, *g), [*n])),
+                )
+            },
+            || {
+                let usage = merged_usage(delta_runs);
+                self.batch.write_counts(
+                    Table::TermStats,
+                    usage.iter().map(|(t, d)| {
+                        let counts = [d.as_subject, d.as_predicate, d.as_object, d.as_graph];
+                        (t.to_be_bytes(), counts.map(i64::unsigned_abs))
+                    }),
+                )
+            },
+        )?;
+        pairs?;
+        usage
+    }
+
+    /// Writes the counters as totals: the chunk's counts added to those the store and the
+    /// chunks before it left.
+    fn write_totals(
+        &self,
+        pair_runs: Vec<Vec<(TermId, TermId, u64)>>,
+        delta_runs: Vec<Vec<(TermId, UsageDelta)>>,
+        minted: impl Fn(TermId) -> bool + Copy + Send + Sync,
+    ) -> Result<(), StoreError> {
+        let (entered, usage) = at_once(
+            "load-counters",
+            || self.write_term_graph(pair_runs, minted),
+            || self.usage(delta_runs, minted),
+        )?;
+        let (mut usage, mut stored) = usage?;
+        self.add_entered_graphs(&mut usage, &mut stored, &entered?)?;
+        self.batch.write(
+            Table::TermStats,
+            usage.iter().zip(stored).map(|((t, d), u)| {
+                let mut u = u.unwrap_or_default();
+                u.apply(d);
+                (t.to_be_bytes(), u.encode())
+            }),
+        )
+    }
+
     /// Writes the term-graph counts (a chunk's plus the earlier value); gives the terms that
     /// entered a graph, sorted, once per graph entered.
     fn write_term_graph(
@@ -99,13 +146,7 @@ impl Counters<'_> {
         pair_runs: Vec<Vec<(TermId, TermId, u64)>>,
         minted: impl Fn(TermId) -> bool,
     ) -> Result<Vec<TermId>, StoreError> {
-        let mut merged: Vec<(TermId, TermId, u64)> = Vec::new();
-        for (t, g, n) in merge_runs(pair_runs, |(t, g, _)| (*t, *g)) {
-            match merged.last_mut() {
-                Some((lt, lg, ln)) if *lt == t && *lg == g => *ln += n,
-                _ => merged.push((t, g, n)),
-            }
-        }
+        let mut merged = merged_pairs(pair_runs);
         // A term minted for this chunk has no earlier counters: only the others are looked up
         // (in a data dump, most of a chunk's terms are new).
         let known = |(t, _, _): &(TermId, TermId, u64)| !minted(*t);
@@ -140,13 +181,7 @@ impl Counters<'_> {
         delta_runs: Vec<Vec<(TermId, UsageDelta)>>,
         minted: impl Fn(TermId) -> bool,
     ) -> Result<(Vec<(TermId, UsageDelta)>, Vec<Option<TermUsage>>), StoreError> {
-        let mut usage: Vec<(TermId, UsageDelta)> = Vec::new();
-        for (t, d) in merge_runs(delta_runs, |(t, _)| *t) {
-            match usage.last_mut() {
-                Some((lt, ld)) if *lt == t => ld.add(&d),
-                _ => usage.push((t, d)),
-            }
-        }
+        let usage = merged_usage(delta_runs);
         let stored = self.stored_usage(&usage, minted)?;
         Ok((usage, stored))
     }
@@ -240,6 +275,30 @@ impl Counters<'_> {
         )?;
         Ok(values.into_iter().map(Option::unwrap_or_default).collect())
     }
+}
+
+/// The chunk's quads by term and graph, from every order's runs: sorted, each pair once.
+fn merged_pairs(pair_runs: Vec<Vec<(TermId, TermId, u64)>>) -> Vec<(TermId, TermId, u64)> {
+    let mut merged: Vec<(TermId, TermId, u64)> = Vec::new();
+    for (t, g, n) in merge_runs(pair_runs, |(t, g, _)| (*t, *g)) {
+        match merged.last_mut() {
+            Some((lt, lg, ln)) if *lt == t && *lg == g => *ln += n,
+            _ => merged.push((t, g, n)),
+        }
+    }
+    merged
+}
+
+/// The chunk's counts of use by term, from every order's runs: sorted, each term once.
+fn merged_usage(delta_runs: Vec<Vec<(TermId, UsageDelta)>>) -> Vec<(TermId, UsageDelta)> {
+    let mut usage: Vec<(TermId, UsageDelta)> = Vec::new();
+    for (t, d) in merge_runs(delta_runs, |(t, _)| *t) {
+        match usage.last_mut() {
+            Some((lt, ld)) if *lt == t => ld.add(&d),
+            _ => usage.push((t, d)),
+        }
+    }
+    usage
 }
 
 /// The items of `runs` in one vector sorted by `key`: each run is sorted first unless it is

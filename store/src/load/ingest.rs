@@ -12,6 +12,7 @@
 //! after the record is written, the next open ingests the whole folder again and finishes the
 //! load; if it dies before, the folder is just deleted and the store never saw the load.
 
+use super::counter_run::{CounterRunWriter, CounterShape};
 use super::merge::{merge_tables, NEVER_OVERLAPPING};
 use super::quad_run::{QuadKey, RunWriter};
 use super::staging::{is_staged, Staging};
@@ -54,6 +55,9 @@ pub(crate) struct IngestBatch {
     /// Whether the load writes more than one chunk: its files are then merged per table at
     /// the end (see `merge`).
     several_chunks: bool,
+    /// Whether the store held no quad before the load, so that no counter of the store's
+    /// counts towards the load's (see `counter_run`).
+    store_was_empty: bool,
     store_options: StoreOptions,
     /// The load's new quads, for the distinct counts.
     loaded: LoadedQuads,
@@ -80,6 +84,7 @@ impl IngestBatch {
             staged_below: 0,
             recorded: false,
             several_chunks: false,
+            store_was_empty: state.quad_count == 0,
             store_options: database.options().clone(),
             loaded: LoadedQuads::new(state),
         })
@@ -94,6 +99,42 @@ impl IngestBatch {
     /// chunks' files are then written to be merged (see `merge`).
     pub(crate) fn expect_several_chunks(&mut self) {
         self.several_chunks = true;
+    }
+
+    /// Whether chunks write their own counts of the term counters, summed by the final merge,
+    /// rather than totals over the chunks so far (see `counter_run`): in a load of several
+    /// chunks into a store that held no quad.
+    pub(crate) fn sums_counters(&self) -> bool {
+        self.several_chunks && self.store_was_empty
+    }
+
+    /// Writes a chunk's counts of the counter `table` (`term_stats` or `term_graph`, see
+    /// `counter_run`) as a run; `records` must be in strictly increasing key order.
+    pub(crate) fn write_counts<K: AsRef<[u8]>, const N: usize>(
+        &self,
+        table: Table,
+        records: impl IntoIterator<Item = (K, [u64; N])>,
+    ) -> Result<(), StoreError> {
+        let shape = CounterShape::of(table).ok_or_else(|| {
+            CorruptionError::msg(format!("{} is not kept as runs of counts", table.name()))
+        })?;
+        let (index, path) = self.next_file(table, "counts");
+        let mut run = CounterRunWriter::create(&path, shape)?;
+        for (key, counts) in records {
+            run.put(key.as_ref(), &counts)?;
+        }
+        if let Some(path) = run.finish()? {
+            let format = FileFormat::CounterRun;
+            self.list(
+                index,
+                TableFile {
+                    table,
+                    path,
+                    format,
+                },
+            );
+        }
+        Ok(())
     }
 
     /// Writes one SST file for `table`; `entries` must be in strictly increasing key order.

@@ -15,7 +15,9 @@
 //! soon as it is merged, so the disk holds the chunk files and one table's merge at a time.
 //!
 //! The index orders no later chunk reads back come as runs of keys instead (see `quad_run`):
-//! they are merged by a heap over plain buffered reads, without a scratch database.
+//! they are merged by a heap over plain buffered reads, without a scratch database. So are
+//! the term counters of a load into an empty store, which come as runs of each chunk's own
+//! counts (see `counter_run`) and are summed.
 //!
 //! A file written in the store's own format (see `table_file`) is taken as it is when no
 //! other file of its table has a key within its range: `id2term`'s files, and the `spog`
@@ -24,10 +26,12 @@
 //! files (the keys within their range that other files hold come from later chunks), and
 //! the merged files are cut wherever a file taken as it is lies between their keys.
 
+use super::counter_run::{self, SummedRuns};
 use super::quad_run::merge_runs;
 use super::table_file::{has_reached, FileFormat, KeyRange, TableFile};
 use crate::error::{CorruptionError, StoreError};
 use crate::kv::{ingest_options, open_merge_db, target_file_bytes, StoreOptions, Table};
+use crate::stats::{encode_u64, TermUsage};
 use crate::threads::with_helpers;
 use rocksdb::{DBRawIterator, IngestExternalFileOptions, Options, ReadOptions, SstFileWriter, DB};
 use std::cmp::Ordering;
@@ -58,41 +62,36 @@ pub(super) fn merge_tables(
             None => by_table.push((file.table, vec![file])),
         }
     }
-    // The largest merges first, so that the cores finish together.
-    let to_merge = |files: &[TableFile]| -> u64 {
-        files
+    let mut jobs: Vec<Job> = Vec::new();
+    let mut counters = CounterRuns::default();
+    for (table, files) in by_table {
+        let runs = files
             .iter()
-            .filter(|f| f.format.is_always_merged())
-            .map(|f| fs::metadata(&f.path).map_or(0, |m| m.len()))
-            .sum()
-    };
-    let mut jobs: Vec<(u64, Table, Vec<TableFile>)> = by_table
-        .into_iter()
-        .map(|(table, files)| (to_merge(&files), table, files))
-        .collect();
-    jobs.sort_by_key(|(size, _, _)| *size);
+            .any(|f| matches!(f.format, FileFormat::CounterRun));
+        match table {
+            Table::TermStats if runs => counters.stats = files,
+            Table::TermGraph if runs => counters.graphs = files,
+            _ => jobs.push(Job::Table(table, files)),
+        }
+    }
+    if !(counters.stats.is_empty() && counters.graphs.is_empty()) {
+        jobs.push(Job::Counters(counters));
+    }
+    // The largest merges first, so that the cores finish together.
+    jobs.sort_by_cached_key(Job::bytes_to_merge);
     let queue = Mutex::new(jobs);
     let merged = Mutex::new(Vec::new());
     let work = || -> Result<(), StoreError> {
         loop {
             let job = queue.lock().unwrap_or_else(|e| e.into_inner()).pop();
-            let Some((_, table, files)) = job else {
+            let Some(job) = job else {
                 return Ok(());
             };
-            let out = if files
-                .iter()
-                .any(|f| matches!(f.format, FileFormat::QuadRun))
-            {
-                merge_run_table(dir, table, files, options)?
-            } else if files.len() == 1 {
-                files.into_iter().map(|f| f.path).collect()
-            } else {
-                merge_table(dir, table, files, options)?
+            let out = match job {
+                Job::Table(table, files) => vec![(table, merge_one(dir, table, files, options)?)],
+                Job::Counters(runs) => merge_counters(dir, runs, options)?,
             };
-            merged
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .push((table, out));
+            merged.lock().unwrap_or_else(|e| e.into_inner()).extend(out);
         }
     };
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -103,6 +102,121 @@ pub(super) fn merge_tables(
         .into_iter()
         .flat_map(|(table, paths)| paths.into_iter().map(move |path| (table, path)))
         .collect())
+}
+
+/// One merge of the final merge's queue.
+enum Job {
+    /// The files of one table.
+    Table(Table, Vec<TableFile>),
+    /// The counter runs of `term_stats` and `term_graph`, summed together.
+    Counters(CounterRuns),
+}
+
+impl Job {
+    /// The bytes the job reads and rewrites.
+    fn bytes_to_merge(&self) -> u64 {
+        let size = |files: &[TableFile]| -> u64 {
+            files
+                .iter()
+                .filter(|f| f.format.is_always_merged())
+                .map(|f| fs::metadata(&f.path).map_or(0, |m| m.len()))
+                .sum()
+        };
+        match self {
+            Self::Table(_, files) => size(files),
+            Self::Counters(runs) => size(&runs.stats) + size(&runs.graphs),
+        }
+    }
+}
+
+/// The runs of counts of `term_stats` and `term_graph` (see `counter_run`).
+#[derive(Default)]
+struct CounterRuns {
+    stats: Vec<TableFile>,
+    graphs: Vec<TableFile>,
+}
+
+/// Merges the files of one table as their format asks.
+fn merge_one(
+    dir: &Path,
+    table: Table,
+    files: Vec<TableFile>,
+    options: &StoreOptions,
+) -> Result<Vec<PathBuf>, StoreError> {
+    if files
+        .iter()
+        .any(|f| matches!(f.format, FileFormat::QuadRun))
+    {
+        merge_run_table(dir, table, files, options)
+    } else if files.len() == 1 {
+        Ok(files.into_iter().map(|f| f.path).collect())
+    } else {
+        merge_table(dir, table, files, options)
+    }
+}
+
+/// Sums the runs of counts of `term_stats` and `term_graph` into files in `dir` in the
+/// store's format, and deletes the runs. Both tables are keyed by term first, so they are
+/// read side by side: a term's number of graphs is the number of its `term_graph` keys (the
+/// load went into an empty store, so no graph of a term was counted before).
+fn merge_counters(
+    dir: &Path,
+    runs: CounterRuns,
+    options: &StoreOptions,
+) -> Result<Vec<(Table, Vec<PathBuf>)>, StoreError> {
+    let paths = |files: &[TableFile], table: Table| -> Result<Vec<PathBuf>, StoreError> {
+        files
+            .iter()
+            .map(|f| match f.format {
+                FileFormat::CounterRun => Ok(f.path.clone()),
+                _ => Err(mixed_formats(table)),
+            })
+            .collect()
+    };
+    let stats_runs = paths(&runs.stats, Table::TermStats)?;
+    let graph_runs = paths(&runs.graphs, Table::TermGraph)?;
+    let stats_options = ingest_options(Table::TermStats, options)?;
+    let graph_options = ingest_options(Table::TermGraph, options)?;
+    let mut stats_out = Output::new(dir, Table::TermStats, &stats_options, Vec::new());
+    let mut graph_out = Output::new(dir, Table::TermGraph, &graph_options, Vec::new());
+    let mut stats = SummedRuns::open(&stats_runs, counter_run::TERM_STATS)?;
+    let mut graphs = SummedRuns::open(&graph_runs, counter_run::TERM_GRAPH)?;
+    let unused = || CorruptionError::msg("a term counted in a graph but not used");
+    let mut graph_left = graphs.advance()?;
+    while stats.advance()? {
+        let term = stats.key();
+        let mut in_graphs = 0_u64;
+        while graph_left && &graphs.key()[..8] <= term {
+            if &graphs.key()[..8] < term {
+                return Err(unused().into());
+            }
+            graph_out.put(graphs.key(), &encode_u64(graphs.counts()[0]))?;
+            in_graphs += 1;
+            graph_left = graphs.advance()?;
+        }
+        let &[as_subject, as_predicate, as_object, as_graph] = stats.counts() else {
+            return Err(mixed_formats(Table::TermStats));
+        };
+        let usage = TermUsage {
+            as_subject,
+            as_predicate,
+            as_object,
+            as_graph,
+            graphs: in_graphs,
+        };
+        stats_out.put(term, &usage.encode())?;
+    }
+    if graph_left {
+        return Err(unused().into());
+    }
+    let written = vec![
+        (Table::TermStats, stats_out.finish()?),
+        (Table::TermGraph, graph_out.finish()?),
+    ];
+    for run in stats_runs.iter().chain(&graph_runs) {
+        fs::remove_file(run)?;
+    }
+    Ok(written)
 }
 
 /// Read-ahead of the merge's scan in each of a table's `files` (all of them are read at
@@ -130,7 +244,7 @@ fn merge_table(
         match file.format {
             FileFormat::Final(range) => finals.push((range, file.path)),
             FileFormat::ChunkSst => chunk_files.push(file.path),
-            FileFormat::QuadRun => return Err(mixed_formats(table)),
+            FileFormat::QuadRun | FileFormat::CounterRun => return Err(mixed_formats(table)),
         }
     }
     let newer_path = dir.join(format!("merge-{}", table.name()));
@@ -203,7 +317,9 @@ fn merge_run_table(
     for file in files {
         match file.format {
             FileFormat::QuadRun => runs.push(file.path),
-            FileFormat::ChunkSst | FileFormat::Final(_) => return Err(mixed_formats(table)),
+            FileFormat::ChunkSst | FileFormat::Final(_) | FileFormat::CounterRun => {
+                return Err(mixed_formats(table))
+            }
         }
     }
     let writer_options = ingest_options(table, options)?;
@@ -216,8 +332,9 @@ fn merge_run_table(
     Ok(written)
 }
 
-/// The error of a table whose files are partly runs of keys and partly SST files, which a
-/// load never writes (a load writes runs for all of its chunks or for none).
+/// The error of a table whose files are partly runs and partly SST files, or runs of the
+/// wrong kind, which a load never writes (a load writes runs for all of its chunks or for
+/// none).
 fn mixed_formats(table: Table) -> StoreError {
     CorruptionError::msg(format!(
         "the load wrote both runs of keys and SST files for {}",

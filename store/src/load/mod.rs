@@ -11,6 +11,7 @@
 
 mod bulk;
 mod chunk;
+mod counter_run;
 mod counters;
 mod declared;
 mod encoder;

@@ -2,8 +2,9 @@
 //!
 //! A load of several chunks commits them all at its end (see `ingest`), yet each chunk is
 //! written against the chunks before it: its quads are deduplicated against theirs, and its
-//! counters (term statistics, term–graph positions, class counts), graph layouts and the id
-//! lists of its hashed dictionary keys continue from theirs. So the files of the tables a
+//! counters (class counts, and in a load into a store that held quads the term statistics and
+//! term–graph positions, see `counter_run`), graph layouts and the id lists of its hashed
+//! dictionary keys continue from theirs. So the files of the tables a
 //! later chunk reads back are also ingested, as links or copies (see [`Staging::add`]), into a
 //! staging RocksDB database in the load's folder, whose compactions merge them as they come;
 //! a look-up reads the staged value first and falls back to the store, which the load leaves
@@ -67,7 +68,8 @@ impl Staging {
         })
     }
 
-    /// Adds one written file, if later chunks read its table. Files must come in the order
+    /// Adds one written file, if later chunks read its table and it is an SST file (a run of
+    /// counts is summed by the merge, and never read back). Files must come in the order
     /// they were written: a later file's values replace an earlier one's. A file written
     /// apart holds keys no other file of its table holds (see `FileFormat::Final`).
     ///
@@ -84,7 +86,7 @@ impl Staging {
     /// are links now.
     pub(super) fn add(&self, written: &TableFile) -> Result<(), StoreError> {
         let (table, file) = (written.table, &written.path);
-        if !is_staged(table) {
+        if !is_staged(table) || !written.format.is_sst() {
             return Ok(());
         }
         let name = file

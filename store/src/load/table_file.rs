@@ -3,7 +3,8 @@
 //!
 //! A load of several chunks writes most of its files for the merge at its end (LZ4, to be
 //! read once and rewritten; see `merge`), and the index orders no later chunk reads back as
-//! sorted runs of keys (see `quad_run`). A file in the store's own format (compressed for
+//! sorted runs of keys (see `quad_run`), and the counters of a load into an empty store as
+//! runs of counts (see `counter_run`). A file in the store's own format (compressed for
 //! the last level) can instead be taken as it is, when no other file of its table has a key
 //! within its range: `id2term`'s files, whose ids follow the last chunk's, and the `spog`
 //! files of the subjects a chunk minted (see `IngestBatch::write_by_age`).
@@ -30,12 +31,19 @@ pub(super) enum FileFormat {
     Final(KeyRange),
     /// A sorted run of quad index keys (see `quad_run`), always merged.
     QuadRun,
+    /// A sorted run of a chunk's counts (see `counter_run`), always summed by the merge.
+    CounterRun,
 }
 
 impl FileFormat {
     /// Whether the merge rewrites every file of this format.
     pub(super) fn is_always_merged(&self) -> bool {
         !matches!(self, Self::Final(_))
+    }
+
+    /// Whether the file is an SST file (which a database can take), not a run of ours.
+    pub(super) fn is_sst(&self) -> bool {
+        matches!(self, Self::ChunkSst | Self::Final(_))
     }
 }
 

@@ -466,3 +466,99 @@ fn blank_nodes_an_earlier_chunk_minted_merge_with_its_files() {
     }
     assert_eq!(reused, 3 * 164);
 }
+
+/// Every term's counters as `reader` has them: its uses, and its positions per graph by the
+/// graph's name.
+fn term_counters(reader: &lodestone_store::Reader<'_>, terms: &[Term]) -> Vec<String> {
+    terms
+        .iter()
+        .map(|term| {
+            let id = reader
+                .term_id(term.as_ref())
+                .expect("look-up")
+                .expect("a loaded term");
+            let mut graphs: Vec<String> = reader
+                .term_graphs(id, usize::MAX)
+                .expect("term graphs")
+                .into_iter()
+                .map(|u| {
+                    let name = if u.graph.is_default_graph() {
+                        "default".to_owned()
+                    } else {
+                        reader.term(u.graph).expect("graph name").to_string()
+                    };
+                    format!("{name}={}", u.positions)
+                })
+                .collect();
+            graphs.sort();
+            let usage = reader.usage(id).expect("usage");
+            format!("{term}: {usage:?} in {graphs:?}")
+        })
+        .collect()
+}
+
+/// In a load of many chunks into an empty store each chunk writes its own counts of use and
+/// of terms in graphs, and the load's merge sums them (`counter_run`): a term used in many
+/// chunks and graphs, a graph named by a term used in its quads too, quads repeated in later
+/// chunks; every counter is the one a load in one chunk writes.
+#[test]
+fn counters_summed_over_many_chunks_are_those_of_one_chunk() {
+    let mut data = String::new();
+    for i in 0..160_000 {
+        let graph = match i % 4 {
+            0 => String::new(),
+            g => format!(" <http://example.com/g{g}>"),
+        };
+        let object = match i % 3 {
+            0 => format!("<http://example.com/s{}>", i % 50),
+            1 => format!("\"{}\"", i % 7),
+            _ => "<http://example.com/g2>".to_owned(),
+        };
+        data.push_str(&format!(
+            "<http://example.com/s{}> <http://example.com/p{}> {object}{graph} .\n",
+            i % 400,
+            i % 5
+        ));
+        if i % 10 == 0 {
+            // A quad of an early chunk again.
+            data.push_str(&format!(
+                "<http://example.com/s{}> <http://example.com/p0> \"again\" .\n",
+                i % 13
+            ));
+        }
+    }
+    let loaded = parse(data.as_bytes(), RdfFormat::NQuads);
+    let mut terms: Vec<Term> = Vec::new();
+    for quad in &loaded {
+        terms.push(quad.subject.into_owned().into());
+        terms.push(quad.predicate.into_owned().into());
+        terms.push(quad.object.into_owned());
+        if let oxrdf::GraphNameRef::NamedNode(graph) = quad.graph_name {
+            terms.push(graph.into_owned().into());
+        }
+    }
+    terms.sort_by_key(ToString::to_string);
+    terms.dedup();
+
+    let chunked = TempStore::new();
+    let report = load_in_small_chunks(&chunked, "data.nq", &data, 1);
+    assert!(report.chunks >= 8, "{} chunks", report.chunks);
+    let whole = TempStore::new();
+    let report = bulk_load(
+        &whole,
+        &[write_input(whole.scratch(), "data.nq", data.as_bytes())],
+    );
+    assert_eq!(report.chunks, 1);
+    let expected = term_counters(&whole.reader(), &terms);
+    assert_eq!(term_counters(&chunked.reader(), &terms), expected);
+    // The graph also used as an object has both counts.
+    let graph = expected
+        .iter()
+        .find(|t| t.starts_with("<http://example.com/g2>:"))
+        .expect("the graph's counters");
+    assert!(
+        !graph.contains("as_graph: 0,") && !graph.contains("as_object: 0,"),
+        "{graph}"
+    );
+    assert_eq!(counts(&chunked), counts(&whole));
+}
