@@ -123,17 +123,7 @@ impl IngestBatch {
         for (key, counts) in records {
             run.put(key.as_ref(), &counts)?;
         }
-        if let Some(path) = run.finish()? {
-            let format = FileFormat::CounterRun;
-            self.list(
-                index,
-                TableFile {
-                    table,
-                    path,
-                    format,
-                },
-            );
-        }
+        self.list_run(index, table, run.finish()?, FileFormat::CounterRun);
         Ok(())
     }
 
@@ -169,17 +159,7 @@ impl IngestBatch {
         for key in keys {
             run.put(&key)?;
         }
-        if let Some(path) = run.finish()? {
-            let format = FileFormat::QuadRun;
-            self.list(
-                index,
-                TableFile {
-                    table,
-                    path,
-                    format,
-                },
-            );
-        }
+        self.list_run(index, table, run.finish()?, FileFormat::QuadRun);
         Ok(())
     }
 
@@ -267,6 +247,21 @@ impl IngestBatch {
         Ok(())
     }
 
+    /// Lists a finished run of `table` in `format`, the load's `index`th, unless it was empty
+    /// (no path).
+    fn list_run(&self, index: usize, table: Table, path: Option<PathBuf>, format: FileFormat) {
+        if let Some(path) = path {
+            self.list(
+                index,
+                TableFile {
+                    table,
+                    path,
+                    format,
+                },
+            );
+        }
+    }
+
     /// Lists a written file, the load's `index`th.
     fn list(&self, index: usize, file: TableFile) {
         self.files
@@ -311,15 +306,28 @@ impl IngestBatch {
         let mut files = std::mem::take(self.files.get_mut().unwrap_or_else(|e| e.into_inner()));
         files.sort_unstable_by_key(|(index, _)| *index);
         let files: Vec<TableFile> = files.into_iter().map(|(_, file)| file).collect();
-        let files = if self.several_chunks {
+        let (files, object_pairs) = if self.several_chunks {
             // The staged copies are read no more; their disk goes to the merge.
             let staging = self.dir.join(STAGING);
             if staging.exists() {
                 fs::remove_dir_all(staging)?;
             }
-            merge_tables(&self.dir, files, &self.store_options)?
+            // Into an empty store, the load's `posg` is the whole index: the recount of the
+            // distinct counts takes its pairs from the merge instead of reading it again.
+            let merged = merge_tables(&self.dir, files, &self.store_options, self.store_was_empty)?;
+            // Out of the folder, which goes with the counters, yet in the store's with a
+            // temporary name: a load that dies before its recount leaves it to the next open.
+            let object_pairs = match merged.object_pairs {
+                Some(path) => {
+                    let kept = self.dir.with_extension("object-pairs");
+                    fs::rename(path, &kept)?;
+                    Some(kept)
+                }
+                None => None,
+            };
+            (merged.files, object_pairs)
         } else {
-            files.into_iter().map(|f| (f.table, f.path)).collect()
+            (files.into_iter().map(|f| (f.table, f.path)).collect(), None)
         };
         let manifest = Manifest {
             state: state.clone(),
@@ -361,8 +369,16 @@ impl IngestBatch {
                 database.write(batch, &database.write_options())?;
                 None
             }
-            None => crate::quads::distinct::rebuild_reading_links(database, links)?,
+            None => crate::quads::distinct::rebuild_reading_links(
+                database,
+                links,
+                object_pairs.as_deref(),
+            )?,
         };
+        if let Some(path) = object_pairs {
+            // The load is in; a file left behind goes at the next open.
+            let _ = fs::remove_file(path);
+        }
         database.publish_sequence(state.sequence);
         Ok(read_links)
     }

@@ -31,6 +31,7 @@ use super::quad_run::merge_runs;
 use super::table_file::{has_reached, FileFormat, KeyRange, TableFile};
 use crate::error::{CorruptionError, StoreError};
 use crate::kv::{ingest_options, open_merge_db, target_file_bytes, StoreOptions, Table};
+use crate::quads::distinct::ObjectPairsWriter;
 use crate::stats::{encode_u64, TermUsage};
 use crate::threads::with_helpers;
 use rocksdb::{DBRawIterator, IngestExternalFileOptions, Options, ReadOptions, SstFileWriter, DB};
@@ -47,14 +48,26 @@ use std::sync::Mutex;
 /// disk (BSBM's texts compress far better with zstd).
 pub(super) const NEVER_OVERLAPPING: [Table; 1] = [Table::IdToTerm];
 
+/// The files of a load, merged.
+pub(super) struct Merged {
+    /// The files the store takes, by table; a table's files are together.
+    pub(super) files: Vec<(Table, PathBuf)>,
+    /// The file of `posg`'s distinct (predicate, entity object) pairs, when asked for and
+    /// `posg` came as runs (see `distinct::ObjectPairsWriter`).
+    pub(super) object_pairs: Option<PathBuf>,
+}
+
 /// Replaces the files of every table written more than once, and every run of quad keys, by
 /// non-overlapping files in the store's format (see the module documentation). `files` come
-/// in the order written; a table's files stay together in the result.
+/// in the order written; a table's files stay together in the result. With `object_pairs`,
+/// the merge of `posg`'s runs also notes its distinct (predicate, entity object) pairs, for
+/// the distinct counts (which is worth it only when the load's `posg` is the whole index).
 pub(super) fn merge_tables(
     dir: &Path,
     files: Vec<TableFile>,
     options: &StoreOptions,
-) -> Result<Vec<(Table, PathBuf)>, StoreError> {
+    object_pairs: bool,
+) -> Result<Merged, StoreError> {
     let mut by_table: Vec<(Table, Vec<TableFile>)> = Vec::new();
     for file in files {
         match by_table.iter_mut().find(|(t, _)| *t == file.table) {
@@ -81,6 +94,7 @@ pub(super) fn merge_tables(
     jobs.sort_by_cached_key(Job::bytes_to_merge);
     let queue = Mutex::new(jobs);
     let merged = Mutex::new(Vec::new());
+    let pairs = Mutex::new(None);
     let work = || -> Result<(), StoreError> {
         loop {
             let job = queue.lock().unwrap_or_else(|e| e.into_inner()).pop();
@@ -88,6 +102,18 @@ pub(super) fn merge_tables(
                 return Ok(());
             };
             let out = match job {
+                Job::Table(Table::Posg, files)
+                    if object_pairs
+                        && files
+                            .iter()
+                            .all(|f| matches!(f.format, FileFormat::QuadRun)) =>
+                {
+                    let mut noted = ObjectPairsWriter::create(&dir.join(OBJECT_PAIRS))?;
+                    let written =
+                        merge_run_table(dir, Table::Posg, files, options, Some(&mut noted))?;
+                    *pairs.lock().unwrap_or_else(|e| e.into_inner()) = Some(noted.finish()?);
+                    vec![(Table::Posg, written)]
+                }
                 Job::Table(table, files) => vec![(table, merge_one(dir, table, files, options)?)],
                 Job::Counters(runs) => merge_counters(dir, runs, options)?,
             };
@@ -98,11 +124,17 @@ pub(super) fn merge_tables(
     with_helpers("load-merger", (1..workers).map(|_| work), work)?;
     let mut merged = merged.into_inner().unwrap_or_else(|e| e.into_inner());
     merged.sort_by_key(|(table, _)| Table::ALL.iter().position(|t| t == table));
-    Ok(merged
-        .into_iter()
-        .flat_map(|(table, paths)| paths.into_iter().map(move |path| (table, path)))
-        .collect())
+    Ok(Merged {
+        files: merged
+            .into_iter()
+            .flat_map(|(table, paths)| paths.into_iter().map(move |path| (table, path)))
+            .collect(),
+        object_pairs: pairs.into_inner().unwrap_or_else(|e| e.into_inner()),
+    })
 }
+
+/// The name of the file of `posg`'s object pairs in the load's folder.
+const OBJECT_PAIRS: &str = "posg-object-pairs";
 
 /// One merge of the final merge's queue.
 enum Job {
@@ -147,7 +179,7 @@ fn merge_one(
         .iter()
         .any(|f| matches!(f.format, FileFormat::QuadRun))
     {
-        merge_run_table(dir, table, files, options)
+        merge_run_table(dir, table, files, options, None)
     } else if files.len() == 1 {
         Ok(files.into_iter().map(|f| f.path).collect())
     } else {
@@ -306,12 +338,14 @@ fn merge_table(
 }
 
 /// Merges the runs of quad keys of one table (see `quad_run`) into files in `dir` in the
-/// store's format, and deletes the runs. Returns the files written.
+/// store's format, and deletes the runs; each key also goes to `noted`, if given. Returns
+/// the files written.
 fn merge_run_table(
     dir: &Path,
     table: Table,
     files: Vec<TableFile>,
     options: &StoreOptions,
+    mut noted: Option<&mut ObjectPairsWriter>,
 ) -> Result<Vec<PathBuf>, StoreError> {
     let mut runs = Vec::with_capacity(files.len());
     for file in files {
@@ -324,7 +358,12 @@ fn merge_run_table(
     }
     let writer_options = ingest_options(table, options)?;
     let mut out = Output::new(dir, table, &writer_options, Vec::new());
-    merge_runs(&runs, |key| out.put(key, &[]))?;
+    merge_runs(&runs, |key| {
+        if let Some(noted) = noted.as_deref_mut() {
+            noted.note(key)?;
+        }
+        out.put(key, &[])
+    })?;
     let written = out.finish()?;
     for run in runs {
         fs::remove_file(run)?;

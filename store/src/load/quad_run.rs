@@ -62,14 +62,24 @@ impl RunWriter {
 
     /// Finishes the run: its path, or `None` (and no file) when it holds no key.
     pub(super) fn finish(self) -> Result<Option<PathBuf>, StoreError> {
-        if self.keys == 0 {
-            drop(self.out);
-            std::fs::remove_file(&self.path)?;
-            return Ok(None);
-        }
-        self.out.into_inner().map_err(|e| e.into_error())?;
-        Ok(Some(self.path))
+        finish_run(self.path, self.out, self.keys)
     }
+}
+
+/// Finishes a run of `entries` written through `out` to `path`: its path, or `None` (and no
+/// file) when it holds none.
+pub(super) fn finish_run(
+    path: PathBuf,
+    out: BufWriter<File>,
+    entries: u64,
+) -> Result<Option<PathBuf>, StoreError> {
+    if entries == 0 {
+        drop(out);
+        std::fs::remove_file(&path)?;
+        return Ok(None);
+    }
+    out.into_inner().map_err(|e| e.into_error())?;
+    Ok(Some(path))
 }
 
 /// The number of leading bytes two different keys share (fewer than 32).

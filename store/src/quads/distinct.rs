@@ -24,6 +24,7 @@
 //! ([`rebuild`]).
 
 mod class_predicates;
+mod object_pairs;
 mod rebuild;
 
 pub use class_predicates::{ClassPredicateCounts, ClassPredicates};
@@ -36,6 +37,7 @@ use crate::quads::overlay::Overlay;
 use crate::quads::reader::Reader;
 use crate::stats::{decode_u64, encode_u64};
 use class_predicates::ClassChanges;
+pub(crate) use object_pairs::ObjectPairsWriter;
 use oxrdf::vocab::rdf;
 pub(crate) use rebuild::{rebuild, rebuild_reading_links};
 use rocksdb::{ReadOptions, WriteBatch};

@@ -345,3 +345,34 @@ fn a_large_load_into_a_non_empty_store_recomputes_the_distinct_counts() {
     assert_eq!(untouched_class_count(&store), 1);
     check_distinct(&store, "a large load");
 }
+
+/// A load of several chunks into an empty store: the recount takes `posg`'s distinct
+/// (predicate, entity object) pairs from the load's merge of its runs rather than from the
+/// index. Objects that are subjects (of typed and untyped entities), objects that are not,
+/// literals, and quads in named graphs.
+#[test]
+fn a_load_of_several_chunks_into_an_empty_store_counts_as_sparql_counts() {
+    let subjects = 15_000;
+    let mut data = String::new();
+    for i in 0..subjects {
+        let graph = if i % 5 == 0 { " <http://e/g>" } else { "" };
+        data.push_str(&format!(
+            "<http://e/s{i}> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <http://e/C{}>{graph} .\n\
+             <http://e/s{i}> <http://e/p{}> <http://e/s{}> .\n\
+             <http://e/s{i}> <http://e/q> <http://e/x{}>{graph} .\n\
+             <http://e/s{i}> <http://e/label> \"label {i}\" .\n",
+            i % 3,
+            i % 4,
+            (i * 7 + 3) % (subjects + 500),
+            i % 100,
+        ));
+    }
+    let store = TempStore::new();
+    let report = BulkLoader::new(&store)
+        .with_memory_budget(1 << 20)
+        .with_chunk_quads(1)
+        .load(&[write_input(store.scratch(), "several.nq", data.as_bytes())])
+        .expect("bulk load");
+    assert!(report.chunks >= 3, "{} chunks", report.chunks);
+    check_distinct(&store, "a load of several chunks into an empty store");
+}

@@ -1,7 +1,8 @@
 //! The distinct counts computed from the indexes, every core scanning a part of each.
 //!
 //! One pass over `spog` counts subjects per predicate and per class and lists the subjects
-//! (sorted); one over `posg` counts the objects per predicate that are in that list; one over
+//! (sorted); one over `posg` counts the objects per predicate that are in that list (or, after
+//! a bulk load into an empty store, a file of the pairs the load noted: `object_pairs`); one over
 //! `gspo` counts subjects per named graph. Each pass is cut into key ranges that never split
 //! what it counts (a subject's quads, a (predicate, object) run, a (graph, subject) run), one
 //! per core (see `quads::parts`): the parts' counts add up to those of one scan. After a load of 35 M quads into an
@@ -9,6 +10,7 @@
 //! pass also reads the entity rank's links, which the load ranks next.
 
 use super::class_predicates::ClassRebuild;
+use super::object_pairs::read_pairs;
 use super::{is_entity, rdf_type_id, Distinct};
 use crate::database::Database;
 use crate::encoding::{EncodedQuad, Permutation, TermId};
@@ -21,6 +23,7 @@ use crate::stats::encode_u64;
 use rocksdb::WriteBatch;
 use rustc_hash::FxHashMap;
 use std::ops::ControlFlow;
+use std::path::Path;
 
 /// Counts of one kind of distinct pair per term, as one part of a scan found them.
 type Counts = FxHashMap<(Distinct, TermId), u64>;
@@ -36,21 +39,28 @@ const ID_BYTES: usize = 8;
 /// upgrade of an older store and after a bulk load into an empty store or of many quads.
 /// Holds no lock: the caller makes sure nothing writes meanwhile.
 pub(crate) fn rebuild(database: &Database) -> Result<(), StoreError> {
-    rebuild_reading_links(database, false).map(drop)
+    rebuild_reading_links(database, false, None).map(drop)
 }
 
 /// [`rebuild`]; with `links`, its pass over `spog` also reads the entity rank's links, as the
-/// rank would in a scan of its own (see [`LinkReader`]), and gives them back.
+/// rank would in a scan of its own (see [`LinkReader`]), and gives them back. With
+/// `object_pairs`, the file of every distinct (predicate, entity object) pair of `posg` (see
+/// `distinct::object_pairs`), the pairs are read from it instead of `posg`.
 pub(crate) fn rebuild_reading_links(
     database: &Database,
     links: bool,
+    object_pairs: Option<&Path>,
 ) -> Result<Option<ReadLinks>, StoreError> {
-    let parts = rebuild_reading(database, links)?;
+    let parts = rebuild_reading(database, links, object_pairs)?;
     links.then(|| ReadLinks::from_parts(parts)).transpose()
 }
 
 /// [`rebuild`]; with `links`, the links each part of `spog` holds, in key order.
-fn rebuild_reading(database: &Database, links: bool) -> Result<Vec<LinkReader>, StoreError> {
+fn rebuild_reading(
+    database: &Database,
+    links: bool,
+    object_pairs: Option<&Path>,
+) -> Result<Vec<LinkReader>, StoreError> {
     let rdf_type = rdf_type_id(database)?;
     let cut_in = part_count();
     let reader = Reader::new(database, None);
@@ -71,10 +81,15 @@ fn rebuild_reading(database: &Database, links: bool) -> Result<Vec<LinkReader>, 
         part_links.extend(part.links);
     }
     let typed = classes.typed();
-    let parts = key_ranges(database, Permutation::Posg, 2 * ID_BYTES, cut_in)?;
-    let object_parts = in_parallel(&reader, &parts, THREAD, |reader, range| {
-        object_part(reader, range, &subjects, typed)
-    })?;
+    let object_parts = match object_pairs {
+        Some(path) => vec![noted_object_pairs(path, &subjects, typed)?],
+        None => {
+            let parts = key_ranges(database, Permutation::Posg, 2 * ID_BYTES, cut_in)?;
+            in_parallel(&reader, &parts, THREAD, |reader, range| {
+                object_part(reader, range, &subjects, typed)
+            })?
+        }
+    };
     for (part_counts, part_classes) in object_parts {
         add_counts(&mut counts, part_counts);
         classes.absorb(part_classes);
@@ -176,6 +191,25 @@ fn object_part(
         }
         last = Some(q);
         ControlFlow::Continue(())
+    })?;
+    Ok((counts, classes))
+}
+
+/// What [`object_part`] finds of the whole of `posg`, from the pairs a load noted in `path`.
+fn noted_object_pairs(
+    path: &Path,
+    subjects: &[TermId],
+    typed: &[(TermId, TermId)],
+) -> Result<(Counts, ClassRebuild), StoreError> {
+    let mut counts = Counts::default();
+    let mut classes = ClassRebuild::default();
+    read_pairs(path, |predicate, object| {
+        if subjects.binary_search(&object).is_ok() {
+            *counts
+                .entry((Distinct::PredicateObjects, predicate))
+                .or_default() += 1;
+            classes.object_pair(typed, predicate, object);
+        }
     })?;
     Ok((counts, classes))
 }
