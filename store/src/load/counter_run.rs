@@ -172,12 +172,8 @@ impl CounterRunReader {
 
     /// Reads the key's bytes from `from` to `to`.
     fn read(&mut self, from: usize, to: usize) -> Result<(), StoreError> {
-        let mut bytes = [0u8; 16];
-        self.input
-            .read_exact(&mut bytes[from..to])
-            .map_err(|e| self.cut(e))?;
-        self.key[from..to].copy_from_slice(&bytes[from..to]);
-        Ok(())
+        let read = self.input.read_exact(&mut self.key[from..to]);
+        read.map_err(|e| self.cut(e))
     }
 
     /// The key as an integer whose order is the bytes' order (keys of one shape only).

@@ -313,19 +313,13 @@ impl IngestBatch {
                 fs::remove_dir_all(staging)?;
             }
             // Into an empty store, the load's `posg` is the whole index: the recount of the
-            // distinct counts takes its pairs from the merge instead of reading it again.
-            let merged = merge_tables(&self.dir, files, &self.store_options, self.store_was_empty)?;
-            // Out of the folder, which goes with the counters, yet in the store's with a
-            // temporary name: a load that dies before its recount leaves it to the next open.
-            let object_pairs = match merged.object_pairs {
-                Some(path) => {
-                    let kept = self.dir.with_extension("object-pairs");
-                    fs::rename(path, &kept)?;
-                    Some(kept)
-                }
-                None => None,
-            };
-            (merged.files, object_pairs)
+            // distinct counts takes its pairs from the merge instead of reading it again. They
+            // go beside the folder, which goes with the counters, under the store's temporary
+            // prefix: a load that dies before its recount leaves them to the next open.
+            let pairs = self.dir.with_extension("object-pairs");
+            let asked = self.store_was_empty.then_some(pairs.as_path());
+            let merged = merge_tables(&self.dir, files, &self.store_options, asked)?;
+            (merged.files, merged.object_pairs.then_some(pairs))
         } else {
             (files.into_iter().map(|f| (f.table, f.path)).collect(), None)
         };

@@ -52,21 +52,21 @@ pub(super) const NEVER_OVERLAPPING: [Table; 1] = [Table::IdToTerm];
 pub(super) struct Merged {
     /// The files the store takes, by table; a table's files are together.
     pub(super) files: Vec<(Table, PathBuf)>,
-    /// The file of `posg`'s distinct (predicate, entity object) pairs, when asked for and
-    /// `posg` came as runs (see `distinct::ObjectPairsWriter`).
-    pub(super) object_pairs: Option<PathBuf>,
+    /// Whether `posg`'s distinct (predicate, entity object) pairs were written where asked
+    /// (they are when `posg` came as runs; see `distinct::ObjectPairsWriter`).
+    pub(super) object_pairs: bool,
 }
 
 /// Replaces the files of every table written more than once, and every run of quad keys, by
 /// non-overlapping files in the store's format (see the module documentation). `files` come
-/// in the order written; a table's files stay together in the result. With `object_pairs`,
-/// the merge of `posg`'s runs also notes its distinct (predicate, entity object) pairs, for
-/// the distinct counts (which is worth it only when the load's `posg` is the whole index).
+/// in the order written; a table's files stay together in the result. With `object_pairs`, a
+/// path, the merge of `posg`'s runs also writes its distinct (predicate, entity object) pairs
+/// there, for the distinct counts (worth it only when the load's `posg` is the whole index).
 pub(super) fn merge_tables(
     dir: &Path,
     files: Vec<TableFile>,
     options: &StoreOptions,
-    object_pairs: bool,
+    object_pairs: Option<&Path>,
 ) -> Result<Merged, StoreError> {
     let mut by_table: Vec<(Table, Vec<TableFile>)> = Vec::new();
     for file in files {
@@ -94,7 +94,7 @@ pub(super) fn merge_tables(
     jobs.sort_by_cached_key(Job::bytes_to_merge);
     let queue = Mutex::new(jobs);
     let merged = Mutex::new(Vec::new());
-    let pairs = Mutex::new(None);
+    let pairs = Mutex::new(false);
     let work = || -> Result<(), StoreError> {
         loop {
             let job = queue.lock().unwrap_or_else(|e| e.into_inner()).pop();
@@ -103,15 +103,17 @@ pub(super) fn merge_tables(
             };
             let out = match job {
                 Job::Table(Table::Posg, files)
-                    if object_pairs
-                        && files
-                            .iter()
-                            .all(|f| matches!(f.format, FileFormat::QuadRun)) =>
+                    if files
+                        .iter()
+                        .all(|f| matches!(f.format, FileFormat::QuadRun)) =>
                 {
-                    let mut noted = ObjectPairsWriter::create(&dir.join(OBJECT_PAIRS))?;
+                    let mut noted = object_pairs.map(ObjectPairsWriter::create).transpose()?;
                     let written =
-                        merge_run_table(dir, Table::Posg, files, options, Some(&mut noted))?;
-                    *pairs.lock().unwrap_or_else(|e| e.into_inner()) = Some(noted.finish()?);
+                        merge_run_table(dir, Table::Posg, files, options, noted.as_mut())?;
+                    if let Some(noted) = noted {
+                        noted.finish()?;
+                        *pairs.lock().unwrap_or_else(|e| e.into_inner()) = true;
+                    }
                     vec![(Table::Posg, written)]
                 }
                 Job::Table(table, files) => vec![(table, merge_one(dir, table, files, options)?)],
@@ -132,9 +134,6 @@ pub(super) fn merge_tables(
         object_pairs: pairs.into_inner().unwrap_or_else(|e| e.into_inner()),
     })
 }
-
-/// The name of the file of `posg`'s object pairs in the load's folder.
-const OBJECT_PAIRS: &str = "posg-object-pairs";
 
 /// One merge of the final merge's queue.
 enum Job {

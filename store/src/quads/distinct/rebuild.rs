@@ -183,11 +183,15 @@ fn object_part(
     let mut last: Option<EncodedQuad> = None;
     scan(reader, Permutation::Posg, range, |q| {
         let same = last.is_some_and(|l| l.predicate == q.predicate && l.object == q.object);
-        if !same && is_entity(q.object) && subjects.binary_search(&q.object).is_ok() {
-            *counts
-                .entry((Distinct::PredicateObjects, q.predicate))
-                .or_default() += 1;
-            classes.object_pair(typed, q.predicate, q.object);
+        if !same && is_entity(q.object) {
+            object_pair(
+                &mut counts,
+                &mut classes,
+                subjects,
+                typed,
+                q.predicate,
+                q.object,
+            );
         }
         last = Some(q);
         ControlFlow::Continue(())
@@ -204,14 +208,34 @@ fn noted_object_pairs(
     let mut counts = Counts::default();
     let mut classes = ClassRebuild::default();
     read_pairs(path, |predicate, object| {
-        if subjects.binary_search(&object).is_ok() {
-            *counts
-                .entry((Distinct::PredicateObjects, predicate))
-                .or_default() += 1;
-            classes.object_pair(typed, predicate, object);
-        }
+        object_pair(
+            &mut counts,
+            &mut classes,
+            subjects,
+            typed,
+            predicate,
+            object,
+        );
     })?;
     Ok((counts, classes))
+}
+
+/// Counts one distinct (predicate, entity object) pair of `posg`, if the object is one of
+/// the `subjects`.
+fn object_pair(
+    counts: &mut Counts,
+    classes: &mut ClassRebuild,
+    subjects: &[TermId],
+    typed: &[(TermId, TermId)],
+    predicate: TermId,
+    object: TermId,
+) {
+    if subjects.binary_search(&object).is_ok() {
+        *counts
+            .entry((Distinct::PredicateObjects, predicate))
+            .or_default() += 1;
+        classes.object_pair(typed, predicate, object);
+    }
 }
 
 fn graph_part(reader: &Reader<'_>, range: &KeyRange) -> Result<Counts, StoreError> {
