@@ -215,3 +215,24 @@ pub fn parse_rdf(body: &[u8], format: RdfFormat) -> Vec<String> {
     lines.sort();
     lines
 }
+
+/// `/status` of the server at `base` once its totals are counted (within ten seconds; they
+/// are counted in the background, so the first answers may come without them), and the
+/// number of `/status` requests that took.
+pub fn counted_status(base: &str) -> (serde_json::Value, u64) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut requests = 0;
+    loop {
+        let status: serde_json::Value = client()
+            .get(format!("{base}/status"))
+            .send()
+            .and_then(Response::json)
+            .expect("status");
+        requests += 1;
+        if status["totals_commit"].is_u64() {
+            return (status, requests);
+        }
+        assert!(Instant::now() < deadline, "totals never counted: {status}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}

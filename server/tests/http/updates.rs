@@ -1,6 +1,8 @@
 //! `/sparql` updates: the token, the update policy, the same-site rule, USING parameters, LOAD.
 
-use crate::common::{client, error_code, header, load, temp_store, Running, TestServer, EX};
+use crate::common::{
+    client, counted_status, error_code, header, load, temp_store, Running, TestServer, EX,
+};
 use lodestone_server::settings::ServerSettings;
 use lodestone_server::AppState;
 use lodestone_store::Store;
@@ -273,7 +275,7 @@ fn status_totals_follow_the_commits() {
     let now = status();
     assert_eq!(now["quads"], 2, "{now}");
     let last_commit = now["last_commit"].as_u64().expect("last_commit");
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let deadline = Instant::now() + Duration::from_secs(10);
     let counted = loop {
         let now = status();
         if now["totals_commit"]
@@ -282,11 +284,8 @@ fn status_totals_follow_the_commits() {
         {
             break now;
         }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "totals never counted: {now}"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(20));
+        assert!(Instant::now() < deadline, "totals never counted: {now}");
+        std::thread::sleep(Duration::from_millis(20));
     };
     assert_eq!(counted["subjects"], 2, "{counted}");
     // a, b, p and the graph-less literal 2 is inlined: three dictionary terms.
@@ -299,23 +298,6 @@ fn status_totals_follow_the_commits() {
 fn rank(store: &Store) {
     let stop = std::sync::atomic::AtomicBool::new(false);
     store.compute_entity_rank(&stop).expect("rank");
-}
-
-/// `/status` of the server at `base` once its totals are counted (within ten seconds).
-fn counted_status(base: &str) -> serde_json::Value {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let status: serde_json::Value = client()
-            .get(format!("{base}/status"))
-            .send()
-            .and_then(Response::json)
-            .expect("status");
-        if status["totals_commit"].is_u64() {
-            return status;
-        }
-        assert!(Instant::now() < deadline, "totals never counted: {status}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
 
 /// Totals the store remembers for its last commit are `/status`'s after a start, without a
@@ -331,7 +313,7 @@ fn status_totals_remembered_for_the_last_commit_need_no_count() {
         counts.subjects = 42;
         assert!(store.remember_counts(&counts).expect("remember"));
     });
-    let status = counted_status(&server.base);
+    let status = counted_status(&server.base).0;
     assert_eq!(status["subjects"], 42, "{status}");
     assert_eq!(status["terms"], 3, "{status}");
 }
@@ -348,7 +330,7 @@ fn a_servers_count_of_its_totals_is_remembered_for_the_next_start() {
     rank(&store);
     assert_eq!(store.reader().remembered_counts().expect("read"), None);
     let server = Running::start(AppState::new(Arc::clone(&store), ServerSettings::default()));
-    let status = counted_status(&server.base);
+    let status = counted_status(&server.base).0;
     let remembered = store
         .reader()
         .remembered_counts()
