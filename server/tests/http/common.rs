@@ -216,10 +216,10 @@ pub fn parse_rdf(body: &[u8], format: RdfFormat) -> Vec<String> {
     lines
 }
 
-/// `/status` of the server at `base` once its totals are counted (within ten seconds; they
-/// are counted in the background, so the first answers may come without them), and the
-/// number of `/status` requests that took.
-pub fn counted_status(base: &str) -> (serde_json::Value, u64) {
+/// `/status` of the server at `base` once its totals are counted as of commit `since` or a
+/// later one (within ten seconds; they are counted in the background, so the first answers
+/// may come without them), and the number of `/status` requests that took.
+pub fn counted_status(base: &str, since: u64) -> (serde_json::Value, u64) {
     let deadline = Instant::now() + Duration::from_secs(10);
     let mut requests = 0;
     loop {
@@ -229,7 +229,10 @@ pub fn counted_status(base: &str) -> (serde_json::Value, u64) {
             .and_then(Response::json)
             .expect("status");
         requests += 1;
-        if status["totals_commit"].is_u64() {
+        if status["totals_commit"]
+            .as_u64()
+            .is_some_and(|counted| counted >= since)
+        {
             return (status, requests);
         }
         assert!(Instant::now() < deadline, "totals never counted: {status}");

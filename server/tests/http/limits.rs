@@ -439,7 +439,7 @@ fn status_metrics_and_health() {
         "ok"
     );
     let _ = server.query("ASK {}", "*/*");
-    let (status, status_requests) = counted_status(&server.base);
+    let (status, status_requests) = counted_status(&server.base, 0);
     assert_eq!(status["quads"], 4);
     assert_eq!(status["named_graphs"], 1);
     assert!(status["last_commit"].as_u64().unwrap_or(0) >= 1);

@@ -56,12 +56,12 @@ impl Input {
         counter: Option<std::sync::Arc<std::sync::atomic::AtomicU64>>,
     ) -> Result<Box<dyn Read + Send>, StoreError> {
         let raw: Box<dyn Read + Send> = match self {
-            Self::File(path) => Box::new(ReadOnce::new(
-                File::open(path).map_err(|e| {
+            Self::File(path) => {
+                let file = File::open(path).map_err(|e| {
                     StoreError::Io(io::Error::new(e.kind(), format!("{}: {e}", path.display())))
-                })?,
-                DROP_BEHIND_BYTES,
-            )),
+                })?;
+                Box::new(ReadOnce::new(file, DROP_BEHIND_BYTES))
+            }
             Self::Stdin => Box::new(io::stdin()),
         };
         let raw: Box<dyn Read + Send> = match counter {

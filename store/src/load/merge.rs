@@ -38,6 +38,7 @@ use rocksdb::{DBRawIterator, IngestExternalFileOptions, Options, ReadOptions, Ss
 use std::cmp::Ordering;
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::Mutex;
 
 /// The tables whose chunk files never overlap, written as the store keeps them (compressed
@@ -94,7 +95,7 @@ pub(super) fn merge_tables(
     jobs.sort_by_cached_key(Job::bytes_to_merge);
     let queue = Mutex::new(jobs);
     let merged = Mutex::new(Vec::new());
-    let pairs = Mutex::new(false);
+    let pairs = AtomicBool::new(false);
     let work = || -> Result<(), StoreError> {
         loop {
             let job = queue.lock().unwrap_or_else(|e| e.into_inner()).pop();
@@ -112,7 +113,7 @@ pub(super) fn merge_tables(
                         merge_run_table(dir, Table::Posg, files, options, noted.as_mut())?;
                     if let Some(noted) = noted {
                         noted.finish()?;
-                        *pairs.lock().unwrap_or_else(|e| e.into_inner()) = true;
+                        pairs.store(true, Relaxed);
                     }
                     vec![(Table::Posg, written)]
                 }
@@ -131,7 +132,7 @@ pub(super) fn merge_tables(
             .into_iter()
             .flat_map(|(table, paths)| paths.into_iter().map(move |path| (table, path)))
             .collect(),
-        object_pairs: pairs.into_inner().unwrap_or_else(|e| e.into_inner()),
+        object_pairs: pairs.into_inner(),
     })
 }
 
