@@ -66,7 +66,7 @@ pub(super) fn load(args: LoadArgs) -> anyhow::Result<()> {
         report.quads_read as f64 / seconds
     );
     println!(
-        "{} chunks; resolving terms {:.1} s, writing chunks {:.1} s (beside the reading; it \
+        "{} chunks; resolving terms {:.1} s and writing chunks {:.1} s beside the reading (it \
          waited {:.1} s for them), ingesting {:.1} s",
         report.chunks,
         report.resolving.as_secs_f64(),

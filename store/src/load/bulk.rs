@@ -1,10 +1,11 @@
 //! The bulk loader: parse, encode, sort, ingest — in memory bounded by a budget.
 //!
-//! One thread parses while another encodes terms to ids (see `encoder`), and a third sorts
-//! and writes the chunk before (see `chunk`), so parsing, encoding and writing overlap and
-//! both cores stay busy. A chunk ends when its quads and pending terms reach their share of
-//! the memory budget; its terms are then resolved against the dictionary by one sorted pass,
-//! and its quads are sorted once per index order and written out as SST files together with
+//! One thread parses while another encodes terms to ids (see `encoder`), and a third
+//! resolves the terms of the chunk before and writes it (see `resolution` and `chunk`), so
+//! parsing, encoding, resolving and writing overlap and both cores stay busy. A chunk ends
+//! when its quads and pending terms reach their share of the memory budget; its terms are
+//! then resolved against the dictionary by one sorted pass, and its quads are sorted once
+//! per index order and written out as SST files together with
 //! the dictionary entries and the statistics computed from the same sorted runs. Memory
 //! therefore depends on the budget and not on the input: nothing holds every term or every
 //! quad of the input. The store takes every chunk's files at the end, in one recoverable
@@ -12,9 +13,9 @@
 //! as it was, or — once the ingest has begun — all of it is there at the next open.
 
 use super::chunk::ChunkWriter;
-use super::encoder::{EncodedChunk, Encoder};
+use super::encoder::Encoder;
 use super::ingest::IngestBatch;
-use super::resolution::PendingTerm;
+use super::resolution::{Learned, Resolver};
 use super::{
     line_document, read_quads, Input, ParseOptions, RdfFormat, ReadError, REPORTED_ERRORS,
 };
@@ -26,7 +27,7 @@ use crate::quads::writer::Transaction;
 use crate::rank::{self, RankReport};
 use oxrdf::Quad;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::sync_channel;
+use std::sync::mpsc::{channel, sync_channel, Receiver};
 use std::sync::Arc;
 use std::thread::{Scope, ScopedJoinHandle};
 use std::time::{Duration, Instant};
@@ -70,7 +71,8 @@ pub struct LoadReport {
     pub elapsed: Duration,
     /// Chunks the input was loaded in.
     pub chunks: u64,
-    /// Time spent resolving chunks' terms against the dictionary (on the reading thread).
+    /// Time spent resolving chunks' terms against the dictionary (beside the reading, on
+    /// the thread that then writes the chunk).
     pub resolving: Duration,
     /// Time spent sorting and writing chunks (mostly beside the reading).
     pub writing: Duration,
@@ -183,7 +185,10 @@ impl<'a> BulkLoader<'a> {
             let mut chunks = Chunks {
                 writer: ChunkWriter::new(self.database, &state),
                 encoder: Encoder::new(self.database, &state, self.memory_budget / 8),
-                files: Some(IngestBatch::new(self.database, &state)?),
+                idle: Some((
+                    IngestBatch::new(self.database, &state)?,
+                    Resolver::new(self.database, &state),
+                )),
                 after: state.clone(),
                 writing: None,
                 timings: Timings::default(),
@@ -264,6 +269,7 @@ impl<'a> BulkLoader<'a> {
                             Err(ReadError::Statement(e) | ReadError::Fatal(e)) => return Err(e),
                         }
                     }
+                    chunks.learn();
                     if chunks.encoder.len() >= self.chunk_quads
                         || chunks.encoder.chunk_bytes() >= chunk_bytes
                     {
@@ -383,17 +389,24 @@ fn chunk_limit(budget: usize) -> usize {
     (budget.saturating_sub(fixed) / 4).max(4 << 20)
 }
 
-/// The chunks of a load: the one being encoded, and the one before it being written on
-/// another thread.
+/// The chunks of a load: the one being encoded, and the one before it being resolved and
+/// written on another thread.
 struct Chunks<'a, 'scope> {
     writer: ChunkWriter<'a>,
     encoder: Encoder<'a>,
-    /// The load's files, while no chunk is being written.
-    files: Option<IngestBatch>,
+    /// The load's files and resolver, while no chunk is being written.
+    idle: Option<(IngestBatch, Resolver<'a>)>,
     /// The writer counters as the chunks written so far leave them.
     after: WriterState,
-    writing: Option<ScopedJoinHandle<'scope, Written>>,
+    writing: Option<Writing<'scope, 'a>>,
     timings: Timings,
+}
+
+/// A chunk being resolved and written on its own thread.
+struct Writing<'scope, 'a> {
+    handle: ScopedJoinHandle<'scope, Written<'a>>,
+    /// The terms its resolution learned, sent as soon as it has them.
+    learned: Receiver<Learned>,
 }
 
 /// Where a load's time went, chunk by chunk.
@@ -405,65 +418,98 @@ struct Timings {
     waiting: Duration,
 }
 
-/// What a chunk's write thread hands back: the load's files and counters, moved on, the
-/// chunk's quad buffer for the next chunk, and how long the write took.
-type Written = (
-    IngestBatch,
-    WriterState,
-    Result<Vec<EncodedQuad>, StoreError>,
-    Duration,
-);
+/// What a chunk's thread hands back: the load's files, resolver and counters, moved on, the
+/// chunk's quad buffer for the next chunk, and how long the resolution and the write took.
+struct Written<'a> {
+    files: IngestBatch,
+    resolver: Resolver<'a>,
+    after: WriterState,
+    quads: Result<Vec<EncodedQuad>, StoreError>,
+    resolving: Duration,
+    writing: Duration,
+}
 
 impl<'a, 'scope> Chunks<'a, 'scope>
 where
     'a: 'scope,
 {
+    /// Caches the terms the resolution of the chunk being written learned, once it has.
+    fn learn(&mut self) {
+        if let Some(writing) = &self.writing {
+            if let Ok(learned) = writing.learned.try_recv() {
+                self.encoder.learn(learned);
+            }
+        }
+    }
+
     /// Waits for the chunk being written, if any.
     fn wait(&mut self) -> Result<(), StoreError> {
-        if let Some(handle) = self.writing.take() {
+        if let Some(Writing { handle, learned }) = self.writing.take() {
             let waited = Instant::now();
-            let (files, after, added, took) = handle
+            let written = handle
                 .join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
             self.timings.waiting += waited.elapsed();
-            self.timings.writing += took;
-            self.files = Some(files);
-            self.after = after;
-            let mut quads = added?;
+            self.timings.resolving += written.resolving;
+            self.timings.writing += written.writing;
+            if let Ok(learned) = learned.try_recv() {
+                self.encoder.learn(learned);
+            }
+            self.idle = Some((written.files, written.resolver));
+            self.after = written.after;
+            let mut quads = written.quads?;
             quads.clear();
             self.encoder.recycle(quads);
         }
         Ok(())
     }
 
-    /// Ends the chunk being encoded and writes it on another thread, once the chunk before
-    /// it is written and staged (its terms are resolved against that one's).
+    /// Ends the chunk being encoded and resolves and writes it on another thread, once the
+    /// chunk before it is written and staged (its terms are resolved against that one's).
     fn write_in_background(&mut self, scope: &'scope Scope<'scope, '_>) -> Result<(), StoreError> {
-        let pending = self.sorted_pending()?;
         self.wait()?;
-        let mut files = self.take_files()?;
-        let mut chunk = self.end_chunk(pending, &files)?;
+        let (mut files, mut resolver) = self.take_idle()?;
+        let read = self.encoder.end_chunk();
+        self.timings.chunks += 1;
         let writer = self.writer;
         let mut after = self.after.clone();
+        let (send_learned, learned) = channel();
         let handle = std::thread::Builder::new()
             .name("load-writer".to_owned())
             .spawn_scoped(scope, move || {
-                let took = Instant::now();
-                let written = writer
-                    .write(&mut chunk, &mut files, &mut after, true)
-                    .map(|_| chunk.quads);
-                (files, after, written, took.elapsed())
+                let started = Instant::now();
+                let resolved = resolver.resolve(read, files.staging(), after.next_dictionary_id);
+                let resolving = started.elapsed();
+                let quads = resolved.and_then(|(mut chunk, learned)| {
+                    // The reading thread may be gone on an error of its own.
+                    let _ = send_learned.send(learned);
+                    writer
+                        .write(&mut chunk, &mut files, &mut after, true)
+                        .map(|_| chunk.quads)
+                });
+                Written {
+                    files,
+                    resolver,
+                    after,
+                    quads,
+                    resolving,
+                    writing: started.elapsed() - resolving,
+                }
             })?;
-        self.writing = Some(handle);
+        self.writing = Some(Writing { handle, learned });
         Ok(())
     }
 
     /// Writes the last chunk and gives the load's files and final counters.
     fn finish(mut self) -> Result<(IngestBatch, WriterState, Timings), StoreError> {
-        let pending = self.sorted_pending()?;
         self.wait()?;
-        let mut files = self.take_files()?;
-        let mut chunk = self.end_chunk(pending, &files)?;
+        let (mut files, mut resolver) = self.take_idle()?;
+        let read = self.encoder.end_chunk();
+        self.timings.chunks += 1;
+        let resolving = Instant::now();
+        let (mut chunk, _) =
+            resolver.resolve(read, files.staging(), self.after.next_dictionary_id)?;
+        self.timings.resolving += resolving.elapsed();
         let writing = Instant::now();
         self.writer
             .write(&mut chunk, &mut files, &mut self.after, false)?;
@@ -471,30 +517,8 @@ where
         Ok((files, self.after, self.timings))
     }
 
-    /// Ends the reading of the chunk being encoded: its pending terms sorted, which needs
-    /// nothing of the chunk before it, so the chunk before may still be being written.
-    fn sorted_pending(&mut self) -> Result<Vec<PendingTerm>, StoreError> {
-        let sorting = Instant::now();
-        let pending = self.encoder.sorted_pending()?;
-        self.timings.resolving += sorting.elapsed();
-        Ok(pending)
-    }
-
-    /// Ends the chunk being encoded, resolving its `pending` terms against the staged chunks.
-    fn end_chunk(
-        &mut self,
-        pending: Vec<PendingTerm>,
-        files: &IngestBatch,
-    ) -> Result<EncodedChunk, StoreError> {
-        let resolving = Instant::now();
-        let chunk = self.encoder.resolve(pending, files.staging())?;
-        self.timings.resolving += resolving.elapsed();
-        self.timings.chunks += 1;
-        Ok(chunk)
-    }
-
-    fn take_files(&mut self) -> Result<IngestBatch, StoreError> {
-        self.files
+    fn take_idle(&mut self) -> Result<(IngestBatch, Resolver<'a>), StoreError> {
+        self.idle
             .take()
             .ok_or_else(|| StoreError::Io(std::io::Error::other("the load's files are in use")))
     }

@@ -5,9 +5,9 @@
 //! every chunk at the load's end (see `ingest`).
 
 use super::counters::{Counters, OrderStats};
-use super::encoder::EncodedChunk;
 use super::ingest::IngestBatch;
 use super::key_sort::sort_keys;
+use super::resolution::EncodedChunk;
 use super::staging::{current_values, spread};
 use crate::changes::ChangeBatch;
 use crate::database::{Database, WriterState};

@@ -2,27 +2,25 @@
 //!
 //! A term met in a chunk gets its id from a cache of known terms (the hot ones: predicates,
 //! classes, entities many quads point at) or else a provisional id, an index into the chunk's
-//! list of pending terms. When the chunk is full, its pending terms are sorted by dictionary
-//! key and resolved in one sorted pass against the dictionary as the load has left it so far
-//! (the store's `term2id` and the chunks staged before this one); those found take their id,
-//! the others get new ids, and the chunk's quads are rewritten with the final ids. So the
-//! loader never holds a map of every term of the input: the cache has a byte budget and is
-//! emptied when it is full, and the pending terms are at most those of one chunk.
+//! list of pending terms. When the chunk is full, its pending terms go with its quads to the
+//! thread that writes it, which resolves them against the dictionary as the load has left it
+//! (see `resolution`) while this one reads the next chunk; the terms the resolution learns
+//! come back to the cache. So the loader never holds a map of every term of the input: the
+//! cache has a byte budget and is emptied when it is full, and the pending terms are at most
+//! those of one chunk.
 
-use super::resolution::{on_two_threads, sorted_by_key, Lookup, PendingTerm};
-use super::staging::Staging;
+use super::resolution::Pending;
 use crate::database::{Database, WriterState};
 use crate::encoding::{encode_term_bytes, inline_id, EncodedQuad, TermId, TermKind, IRI_TAG};
 use crate::error::StoreError;
 use hashbrown::hash_table::{Entry, HashTable};
-use oxrdf::vocab::rdf;
 use oxrdf::{GraphNameRef, NamedOrBlankNodeRef, Quad, TermRef};
 use rustc_hash::{FxBuildHasher, FxHashMap};
 use std::hash::BuildHasher;
 
 /// Longest term kept in the cache of known terms: longer ones are mostly text literals,
 /// which seldom recur, and would crowd out the IRIs that do.
-const MAX_CACHED_TERM: usize = 160;
+pub(super) const MAX_CACHED_TERM: usize = 160;
 /// Bytes a cached or pending term costs beyond its own bytes (boxed key, map slot, id).
 const TERM_OVERHEAD: usize = 48;
 
@@ -36,46 +34,25 @@ pub(super) struct Encoder<'a> {
     pending_bytes: usize,
     blanks: FxHashMap<String, TermId>,
     quads: Vec<EncodedQuad>,
-    next_dictionary_id: u64,
     next_blank_id: u64,
-    /// The first dictionary id this load minted: ids below it are the store's.
-    first_load_id: u64,
-    /// Whether the store held dictionary terms before the load; it does not change until the
-    /// load commits, so only then is its dictionary worth a look-up.
-    store_had_terms: bool,
     buffer: Vec<u8>,
-    rdf_type_bytes: Vec<u8>,
-    rdf_type: Option<TermId>,
 }
 
-/// The quads of one chunk (with final ids once settled), and the dictionary terms new to the
-/// load.
-pub(super) struct EncodedChunk {
-    /// Quads in input order, duplicates included; until [settled](Self::settle), a pending
-    /// term of the chunk has its provisional id.
+/// A chunk as read: its quads, whose terms not known when they were read have provisional
+/// ids, and those terms.
+pub(super) struct ReadChunk {
+    /// Quads in input order, duplicates included.
     pub(super) quads: Vec<EncodedQuad>,
-    /// The final id of each provisional id, by index; empty once settled.
-    provisional: Vec<TermId>,
-    /// Terms minted for this chunk, with their dictionary bytes, in dictionary key order.
-    pub(super) new_terms: Vec<(TermId, Box<[u8]>)>,
-    /// The hashed dictionary keys of new terms that the store or an earlier chunk already
-    /// lists (a hash collision: nearly always none), with the ids listed, in key order. The
-    /// resolution read them; the chunk's `term2id` entries keep those ids.
-    pub(super) shared_keys: Vec<(Vec<u8>, Vec<TermId>)>,
-    /// The id of `rdf:type`, once any chunk has used it.
-    pub(super) rdf_type: Option<TermId>,
-    /// The next free ids after this chunk.
-    pub(super) next_dictionary_id: u64,
+    /// The terms with provisional ids, in no order.
+    pub(super) pending: Vec<Pending>,
     /// The next free blank node number after this chunk.
     pub(super) next_blank_id: u64,
 }
 
 impl<'a> Encoder<'a> {
-    /// An encoder continuing the store's id counters, caching up to `known_budget` bytes of
-    /// terms between chunks.
+    /// An encoder continuing the store's blank node numbers, caching up to `known_budget`
+    /// bytes of terms between chunks.
     pub(super) fn new(database: &'a Database, state: &WriterState, known_budget: usize) -> Self {
-        let mut rdf_type_bytes = Vec::new();
-        encode_term_bytes(rdf::TYPE.into(), &mut rdf_type_bytes);
         Self {
             database,
             known: KnownTerms::new(known_budget),
@@ -83,13 +60,8 @@ impl<'a> Encoder<'a> {
             pending_bytes: 0,
             blanks: FxHashMap::default(),
             quads: Vec::new(),
-            next_dictionary_id: state.next_dictionary_id,
             next_blank_id: state.next_blank_id,
-            first_load_id: state.next_dictionary_id,
-            store_had_terms: state.next_dictionary_id > 1,
             buffer: Vec::new(),
-            rdf_type_bytes,
-            rdf_type: None,
         }
     }
 
@@ -185,100 +157,23 @@ impl<'a> Encoder<'a> {
         provisional(index)
     }
 
-    /// Ends the chunk's reading: its pending terms, sorted by dictionary key on both cores.
-    /// Nothing may be pushed before they are [resolved](Self::resolve). They need nothing
-    /// of the chunks before, so they are sorted while the chunk before is still being
-    /// written.
-    pub(super) fn sorted_pending(&mut self) -> Result<Vec<PendingTerm>, StoreError> {
+    /// Ends the chunk's reading: its quads and pending terms, for the resolution. The
+    /// encoder starts the next chunk at once; a term of this chunk met again before the
+    /// resolution's findings are [learned](Self::learn) is pending again in that one.
+    pub(super) fn end_chunk(&mut self) -> ReadChunk {
         self.pending_bytes = 0;
-        sorted_by_key(self.pending.drain())
-    }
-
-    /// Resolves the chunk's `pending` terms (from [`sorted_pending`](Self::sorted_pending))
-    /// against the dictionary as `staging` and the store have it and mints ids for the terms
-    /// found in neither. `staging` must hold every chunk written before this one. The chunk's
-    /// quads still hold provisional ids: [`EncodedChunk::settle`] gives them their final
-    /// ones, on the thread that writes the chunk.
-    pub(super) fn resolve(
-        &mut self,
-        pending: Vec<PendingTerm>,
-        staging: Option<&Staging>,
-    ) -> Result<EncodedChunk, StoreError> {
-        let lookup = Lookup {
-            database: self.database,
-            staging,
-            in_store: self.store_had_terms,
-            first_load_id: self.first_load_id,
-        };
-        let found = if self.store_had_terms || staging.is_some() {
-            on_two_threads(&pending, |terms| lookup.existing(terms))?
-        } else {
-            Vec::new()
-        };
-        let mut ids = vec![TermId::DEFAULT_GRAPH; pending.len()];
-        let mut new_terms = Vec::new();
-        let mut shared_keys = Vec::new();
-        let mut found = found.into_iter();
-        for PendingTerm {
-            key,
-            bytes,
-            index,
-            kind,
-        } in pending
-        {
-            let (existing, candidates) = found.next().unwrap_or_default();
-            if existing.is_none() && !candidates.is_empty() {
-                shared_keys.push((key, candidates));
-            }
-            let id = existing.unwrap_or_else(|| {
-                let id = TermId::new(kind, self.next_dictionary_id);
-                self.next_dictionary_id += 1;
-                id
-            });
-            if *bytes == *self.rdf_type_bytes {
-                self.rdf_type = Some(id);
-            }
-            ids[index as usize] = id;
-            match (existing, bytes.len() <= MAX_CACHED_TERM) {
-                (Some(_), true) => self.known.insert(bytes, id),
-                (Some(_), false) => {}
-                (None, true) => {
-                    new_terms.push((id, bytes.clone()));
-                    self.known.insert(bytes, id);
-                }
-                (None, false) => new_terms.push((id, bytes)),
-            }
-        }
-        Ok(EncodedChunk {
+        ReadChunk {
             quads: std::mem::take(&mut self.quads),
-            provisional: ids,
-            new_terms,
-            shared_keys,
-            rdf_type: self.rdf_type,
-            next_dictionary_id: self.next_dictionary_id,
+            pending: self.pending.drain(),
             next_blank_id: self.next_blank_id,
-        })
-    }
-}
-
-impl EncodedChunk {
-    /// Gives the quads' pending terms their final ids.
-    pub(super) fn settle(&mut self) {
-        let provisional = std::mem::take(&mut self.provisional);
-        if provisional.is_empty() {
-            return;
         }
-        for quad in &mut self.quads {
-            for term in [
-                &mut quad.subject,
-                &mut quad.predicate,
-                &mut quad.object,
-                &mut quad.graph,
-            ] {
-                if term.kind() == TermKind::Transient {
-                    *term = provisional[usize::try_from(term.payload()).unwrap_or(usize::MAX)];
-                }
-            }
+    }
+
+    /// Caches terms whose final ids a resolution found or minted (each at most
+    /// [`MAX_CACHED_TERM`] bytes long).
+    pub(super) fn learn(&mut self, terms: Vec<(Box<[u8]>, TermId)>) {
+        for (bytes, id) in terms {
+            self.known.insert(bytes, id);
         }
     }
 }
