@@ -243,14 +243,11 @@ impl<'a> ChunkWriter<'a> {
             terms: mut new_terms,
             shared_keys,
         } = new_terms;
-        // The resolution left the new terms in dictionary key order: `term2id`'s order.
-        let mut by_key: Vec<(Vec<u8>, TermId)> = new_terms
-            .iter()
-            .map(|(id, bytes)| (lookup_key(bytes), *id))
-            .collect();
-        if !by_key.is_sorted() {
-            by_key.sort_unstable();
-        }
+        // The resolution left the new terms in dictionary key order, `term2id`'s: their keys
+        // are made one at a time as the entries are written (the file refuses a key out of
+        // order), rather than all at once beside the terms.
+        let by_key = new_terms.iter().map(|(id, bytes)| (lookup_key(bytes), *id));
+        batch.write(Table::TermToId, term2id_entries(by_key, shared_keys))?;
         new_terms.sort_unstable_by_key(|(id, _)| *id);
         // A file per kind of term: each kind's ids grow from chunk to chunk, so no two of the
         // load's `id2term` files overlap and the store takes them unmerged (see `merge`).
@@ -268,15 +265,14 @@ impl<'a> ChunkWriter<'a> {
             .collect();
         hash_keys.sort_unstable();
         batch.write(Table::HashIris, hash_keys.iter().map(|k| (k, [])))?;
+        drop(hash_keys);
         let mut iri_keys: Vec<Vec<u8>> = new_terms
             .iter()
             .flat_map(|(id, bytes)| iri_index::keys_of(bytes, *id))
             .collect();
-        sort_keys(&mut iri_keys);
-        batch.write(Table::IriIndex, iri_keys.iter().map(|k| (k, [])))?;
         drop(new_terms);
-        let term2id = term2id_entries(by_key, shared_keys);
-        batch.write(Table::TermToId, term2id)
+        sort_keys(&mut iri_keys);
+        batch.write(Table::IriIndex, iri_keys.iter().map(|k| (k, [])))
     }
 }
 
@@ -294,26 +290,24 @@ fn minted_since(state: &WriterState, database: &Database) -> impl Fn(TermId) -> 
 /// ids that other terms already list under some of those keys (also in key order): one
 /// entry per key, listing the earlier ids first, then the chunk's.
 fn term2id_entries(
-    by_key: Vec<(Vec<u8>, TermId)>,
+    by_key: impl Iterator<Item = (Vec<u8>, TermId)>,
     shared_keys: Vec<(Vec<u8>, Vec<TermId>)>,
-) -> Vec<(Vec<u8>, Vec<u8>)> {
+) -> impl Iterator<Item = (Vec<u8>, Vec<u8>)> {
     let mut shared = shared_keys.into_iter().peekable();
-    let mut entries: Vec<(Vec<u8>, Vec<u8>)> = Vec::with_capacity(by_key.len());
-    for (key, id) in by_key {
-        match entries.last_mut() {
-            Some((last, ids)) if *last == key => ids.extend_from_slice(&id.to_be_bytes()),
-            _ => {
-                while shared.next_if(|(k, _)| *k < key).is_some() {}
-                let mut ids = match shared.next_if(|(k, _)| *k == key) {
-                    Some((_, earlier)) => encode_ids(&earlier),
-                    None => Vec::new(),
-                };
-                ids.extend_from_slice(&id.to_be_bytes());
-                entries.push((key, ids));
-            }
+    let mut by_key = by_key.peekable();
+    std::iter::from_fn(move || {
+        let (key, id) = by_key.next()?;
+        while shared.next_if(|(k, _)| *k < key).is_some() {}
+        let mut ids = match shared.next_if(|(k, _)| *k == key) {
+            Some((_, earlier)) => encode_ids(&earlier),
+            None => Vec::new(),
+        };
+        ids.extend_from_slice(&id.to_be_bytes());
+        while let Some((_, id)) = by_key.next_if(|(k, _)| *k == key) {
+            ids.extend_from_slice(&id.to_be_bytes());
         }
-    }
-    entries
+        Some((key, ids))
+    })
 }
 
 /// Terms a chunk's writing treats apart.
@@ -529,7 +523,7 @@ mod tests {
             (key(3), vec![iri(6)]),
             (key(4), vec![iri(7), iri(8)]),
         ];
-        let entries = term2id_entries(by_key, shared);
+        let entries: Vec<_> = term2id_entries(by_key.into_iter(), shared).collect();
         let expected = vec![
             (key(1), encode_ids(&[iri(10)])),
             (key(2), encode_ids(&[iri(5), iri(11), iri(12)])),
