@@ -379,9 +379,10 @@ impl<'a> BulkLoader<'a> {
 /// gather while read, for a load of `budget` bytes. The engine's caches and the cache of
 /// known terms take an eighth each, and the program, the parser's batches and the engine's
 /// table readers about 64 MB; the chunks get a quarter of the rest. Measured on BSBM at the
-/// default budget, the chunk being written (its quads sorted on two threads at once, its new
-/// terms as dictionary entries in two key orders) and the next one read beside it peak at
-/// 3.1–3.2 times this limit: a quarter leaves room for the allocator's slack. Every chunk
+/// default budget, the chunk being resolved and written (its terms keyed and sorted, then its
+/// quads sorted on two threads at once beside its dictionary entries) and the next one read
+/// beside it peak at 3.5–3.7 times this limit: a quarter leaves room for the allocator's
+/// slack. Every chunk
 /// costs a look-up against the staged ones and a share of the final merge, so chunks are as
 /// large as the budget allows (see docs/benchmarks.md, Session 37).
 fn chunk_limit(budget: usize) -> usize {
