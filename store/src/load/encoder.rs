@@ -9,7 +9,6 @@
 //! cache has a byte budget and is emptied when it is full, and the pending terms are at most
 //! those of one chunk.
 
-use super::resolution::Pending;
 use crate::database::{Database, WriterState};
 use crate::encoding::{encode_term_bytes, inline_id, EncodedQuad, TermId, TermKind, IRI_TAG};
 use crate::error::StoreError;
@@ -37,6 +36,9 @@ pub(super) struct Encoder<'a> {
     next_blank_id: u64,
     buffer: Vec<u8>,
 }
+
+/// A pending term as the encoder's table holds it: bytes, provisional index and kind.
+pub(super) type Pending = (Box<[u8]>, (u32, TermKind));
 
 /// A chunk as read: its quads, whose terms not known when they were read have provisional
 /// ids, and those terms.

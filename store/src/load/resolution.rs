@@ -6,7 +6,7 @@
 //! terms is looked up on its own thread; the ids are then minted in key order, on one thread,
 //! and the chunk's quads rewritten with them.
 
-use super::encoder::{ReadChunk, MAX_CACHED_TERM};
+use super::encoder::{Pending, ReadChunk, MAX_CACHED_TERM};
 use super::staging::{current_values, Staging};
 use crate::database::{Database, WriterState};
 use crate::dictionary::{decode_ids, is_hashed_key, lookup_key};
@@ -181,9 +181,6 @@ struct PendingTerm {
     /// The kind of id it gets if new.
     kind: TermKind,
 }
-
-/// A pending term as the encoder's table holds it: bytes, provisional index and kind.
-pub(super) type Pending = (Box<[u8]>, (u32, TermKind));
 
 /// The terms keyed by their dictionary key and sorted by it.
 fn sorted_by_key(mut terms: Vec<Pending>) -> Result<Vec<PendingTerm>, StoreError> {
