@@ -5,15 +5,15 @@
 //! parsing, encoding, resolving and writing overlap and both cores stay busy. A chunk ends
 //! when its quads and pending terms reach their share of the memory budget; its terms are
 //! then resolved against the dictionary by one sorted pass, and its quads are sorted once
-//! per index order and written out as SST files together with
-//! the dictionary entries and the statistics computed from the same sorted runs. Memory
+//! per index order and written out as SST files together with the dictionary entries and
+//! the statistics computed from the same sorted runs. Memory
 //! therefore depends on the budget and not on the input: nothing holds every term or every
 //! quad of the input. The store takes every chunk's files at the end, in one recoverable
 //! ingest (see `ingest`): a load stopped by an error or killed at any moment leaves the store
 //! as it was, or — once the ingest has begun — all of it is there at the next open.
 
 use super::chunk::ChunkWriter;
-use super::encoder::Encoder;
+use super::encoder::{Encoder, ReadChunk};
 use super::ingest::IngestBatch;
 use super::resolution::{Learned, Resolver};
 use super::{
@@ -468,10 +468,7 @@ where
     /// Ends the chunk being encoded and resolves and writes it on another thread, once the
     /// chunk before it is written and staged (its terms are resolved against that one's).
     fn write_in_background(&mut self, scope: &'scope Scope<'scope, '_>) -> Result<(), StoreError> {
-        self.wait()?;
-        let (mut files, mut resolver) = self.take_idle()?;
-        let read = self.encoder.end_chunk();
-        self.timings.chunks += 1;
+        let (mut files, mut resolver, read) = self.end_chunk()?;
         let writer = self.writer;
         let mut after = self.after.clone();
         let (send_learned, learned) = channel();
@@ -503,10 +500,7 @@ where
 
     /// Writes the last chunk and gives the load's files and final counters.
     fn finish(mut self) -> Result<(IngestBatch, WriterState, Timings), StoreError> {
-        self.wait()?;
-        let (mut files, mut resolver) = self.take_idle()?;
-        let read = self.encoder.end_chunk();
-        self.timings.chunks += 1;
+        let (mut files, mut resolver, read) = self.end_chunk()?;
         let resolving = Instant::now();
         let (mut chunk, _) =
             resolver.resolve(read, files.staging(), self.after.next_dictionary_id)?;
@@ -518,10 +512,16 @@ where
         Ok((files, self.after, self.timings))
     }
 
-    fn take_idle(&mut self) -> Result<(IngestBatch, Resolver<'a>), StoreError> {
-        self.idle
+    /// Ends the chunk being encoded, once the chunk before it is written: the chunk as read,
+    /// with the load's files and resolver to resolve and write it with.
+    fn end_chunk(&mut self) -> Result<(IngestBatch, Resolver<'a>, ReadChunk), StoreError> {
+        self.wait()?;
+        let (files, resolver) = self
+            .idle
             .take()
-            .ok_or_else(|| StoreError::Io(std::io::Error::other("the load's files are in use")))
+            .ok_or_else(|| StoreError::Io(std::io::Error::other("the load's files are in use")))?;
+        self.timings.chunks += 1;
+        Ok((files, resolver, self.encoder.end_chunk()))
     }
 }
 
